@@ -1,0 +1,17 @@
+"""BLM solvers: an encoder (frozen over cached embeddings, or fine-tuned) plus an FFNN, CNN or VAE head.
+
+Importing the package registers `BlmConfig` / `BlmModel` with `AutoConfig` / `AutoModel`, so
+`AutoModel.from_pretrained(checkpoint)` loads a saved BLM model.
+"""
+
+from __future__ import annotations
+
+from transformers import AutoConfig, AutoModel
+
+from .configuration import HEADS, BlmConfig, grid_shape
+from .modeling import BlmModel, BlmOutput, CheckpointMismatchError
+
+AutoConfig.register(BlmConfig.model_type, BlmConfig, exist_ok=True)
+AutoModel.register(BlmConfig, BlmModel, exist_ok=True)
+
+__all__ = ["BlmConfig", "BlmModel", "BlmOutput", "CheckpointMismatchError", "HEADS", "grid_shape"]

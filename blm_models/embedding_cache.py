@@ -1,0 +1,179 @@
+"""Sentence embeddings computed once per unique sentence and stored on disk (safetensors shards), keyed by
+encoder name + revision + pooling + a digest of each text, reused across configs and runs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+from tqdm.auto import tqdm
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from .encoders import pool
+
+DIGEST_SIZE = 16
+
+
+def default_cache_dir() -> Path:
+    """`$BLM_EMBEDDING_CACHE`, else `~/.cache/blm_toolkit/embeddings`."""
+    explicit = os.environ.get("BLM_EMBEDDING_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "blm_toolkit" / "embeddings"
+
+
+def text_digest(text: str) -> bytes:
+    """16-byte digest of a sentence: its identity in the cache."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=DIGEST_SIZE).digest()
+
+
+@dataclass(frozen=True)
+class EncoderKey:
+    """What makes two embeddings of the same text interchangeable."""
+
+    name: str
+    revision: str
+    pooling: str
+    max_length: int
+
+    @property
+    def folder_name(self) -> str:
+        """Readable, filesystem-safe folder name with a digest of the full key."""
+        readable = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(self.name).name or self.name)[-40:]
+        digest = hashlib.blake2b(json.dumps(asdict(self), sort_keys=True).encode(), digest_size=8).hexdigest()
+        return f"{readable}-{self.pooling}-{digest}"
+
+
+class SentenceEmbedder:
+    """Embeds sentences with a frozen encoder: tokenise all at once, sort by length, batch, pool."""
+
+    def __init__(
+        self,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
+        pooling: str = "mean",
+        max_length: int = 128,
+        batch_size: int = 64,
+    ) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.pooling = pooling
+        self.max_length = max_length
+        self.batch_size = batch_size
+
+    def tokenize(self, sentences: Sequence[str]) -> list[list[int]]:
+        """Token ids of every sentence, unpadded (one fast-tokenizer call)."""
+        encoded = self.tokenizer(list(sentences), truncation=True, max_length=self.max_length, padding=False)
+        return encoded["input_ids"]
+
+    def batches(self, token_ids: Sequence[Sequence[int]]) -> Iterator[tuple[list[int], dict[str, torch.Tensor]]]:
+        """(positions, padded model inputs) for batches of similar length, longest first, so padding is minimal."""
+        order = sorted(range(len(token_ids)), key=lambda i: -len(token_ids[i]))
+        pad_id = self.tokenizer.pad_token_id or 0
+        device = self.model.device
+        for start in range(0, len(order), self.batch_size):
+            positions = order[start : start + self.batch_size]
+            width = len(token_ids[positions[0]])
+            input_ids = torch.full((len(positions), width), pad_id, dtype=torch.long)
+            attention_mask = torch.zeros((len(positions), width), dtype=torch.long)
+            for row, position in enumerate(positions):
+                ids = token_ids[position]
+                input_ids[row, : len(ids)] = torch.as_tensor(ids, dtype=torch.long)
+                attention_mask[row, : len(ids)] = 1
+            yield positions, {"input_ids": input_ids.to(device), "attention_mask": attention_mask.to(device)}
+
+    @torch.inference_mode()
+    def embed(self, sentences: Sequence[str], progress: bool = True) -> torch.Tensor:
+        """Float32 embeddings [N, d] in the order of `sentences`."""
+        token_ids = self.tokenize(sentences)
+        output: torch.Tensor | None = None
+        with tqdm(total=len(sentences), desc="embedding sentences", unit="sent", disable=not progress) as bar:
+            for positions, inputs in self.batches(token_ids):
+                hidden = self.model(**inputs).last_hidden_state
+                pooled = pool(hidden, inputs["attention_mask"], self.pooling).float().cpu()
+                if output is None:
+                    output = torch.empty((len(sentences), pooled.shape[-1]), dtype=torch.float32)
+                output[torch.as_tensor(positions)] = pooled
+                bar.update(len(positions))
+        if output is None:
+            return torch.empty((0, self.model.config.hidden_size), dtype=torch.float32)
+        return output
+
+
+class EmbeddingCache:
+    """A folder of safetensors shards (`embeddings` [n, d] float32, `digests` [n, 16] uint8) for one encoder key."""
+
+    def __init__(self, root: str | os.PathLike | None, key: EncoderKey) -> None:
+        self.key = key
+        self.directory = Path(root or default_cache_dir()) / key.folder_name
+
+    def _load_index(self) -> dict[bytes, torch.Tensor]:
+        """Every cached embedding of this key, by text digest."""
+        index: dict[bytes, torch.Tensor] = {}
+        for shard in sorted(self.directory.glob("shard-*.safetensors")):
+            tensors = load_file(str(shard))
+            for digest, row in zip(tensors["digests"].numpy(), tensors["embeddings"]):
+                index[digest.tobytes()] = row
+        return index
+
+    def _write_shard(self, digests: Sequence[bytes], embeddings: torch.Tensor) -> Path:
+        """Write one shard atomically; its name is a digest of its content, so re-writing is harmless."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        name = hashlib.blake2b(b"".join(digests), digest_size=12).hexdigest()
+        path = self.directory / f"shard-{name}.safetensors"
+        digest_tensor = torch.frombuffer(bytearray(b"".join(digests)), dtype=torch.uint8).view(-1, DIGEST_SIZE)
+        handle, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+        os.close(handle)
+        save_file({"embeddings": embeddings.contiguous(), "digests": digest_tensor.clone()}, tmp,
+                  metadata={"key": json.dumps(asdict(self.key))})
+        os.replace(tmp, path)
+        return path
+
+    def embed(
+        self,
+        sentences: Sequence[str],
+        embedder: SentenceEmbedder,
+        rank: int = 0,
+        world_size: int = 1,
+        barrier: Callable[[], None] | None = None,
+        progress: bool = True,
+    ) -> tuple[torch.Tensor, dict[str, int]]:
+        """Embeddings [N, d] of `sentences` (in order), computing only those not cached yet.
+
+        With several processes, each embeds its own slice of the missing sentences and writes its own
+        shard; `barrier` (e.g. `PartialState().wait_for_everyone`) separates writing from reading back.
+        Returns the table and counts (`requested`, `unique`, `cached`, `computed`).
+        """
+        digests = [text_digest(text) for text in sentences]
+        unique: dict[bytes, str] = {}
+        for digest, text in zip(digests, sentences):
+            unique.setdefault(digest, text)
+        index = self._load_index()
+        missing = sorted(digest for digest in unique if digest not in index)
+        mine = missing[rank::world_size]
+        if mine:
+            vectors = embedder.embed([unique[digest] for digest in mine], progress=progress)
+            self._write_shard(mine, vectors)
+        if world_size > 1 and barrier is not None:
+            barrier()
+        if missing:
+            index = self._load_index()
+        lost = [digest for digest in unique if digest not in index]
+        if lost:
+            raise RuntimeError(
+                f"{len(lost)} sentences are missing from the embedding cache {self.directory} after embedding; "
+                "were processes started with different data? Delete the folder and run again."
+            )
+        table = torch.stack([index[digest] for digest in digests]) if digests else torch.empty(0)
+        stats = {"requested": len(sentences), "unique": len(unique), "cached": len(unique) - len(missing),
+                 "computed": len(missing)}
+        return table, stats

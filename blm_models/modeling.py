@@ -1,0 +1,217 @@
+"""`BlmModel`: a Hugging Face encoder (frozen or fine-tuned) plus a BLM head, scoring candidate answers."""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers.utils import ModelOutput
+
+from .configuration import BlmConfig
+from .encoders import load_encoder, load_tokenizer, pool, prepare_tokenizer
+from .heads import build_head
+from .losses import CandidateScorer, MaxMarginLoss
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint's weights do not fit the head or encoder the config asks for."""
+
+
+@dataclass
+class BlmOutput(ModelOutput):
+    """Loss (max-margin + head terms), candidate scores [B, A] (padded candidates very low) and the predicted embedding."""
+
+    loss: torch.Tensor | None = None
+    logits: torch.Tensor | None = None
+    predicted_embedding: torch.Tensor | None = None
+
+
+class BlmModel(PreTrainedModel):
+    """Encoder + head. With `config.train_encoder` the encoder is a submodule trained end to end; otherwise it is
+    frozen, lives outside the state dict (checkpoints hold the head only) and is reloaded by name when text
+    must be embedded. The forward pass takes cached embeddings or token ids."""
+
+    config_class = BlmConfig
+    base_model_prefix = "blm"
+    main_input_name = "context_embeddings"
+    _no_split_modules: list[str] = []
+
+    def __init__(self, config: BlmConfig) -> None:
+        super().__init__(config)
+        config.require_embedding_dim()
+        self.encoder = AutoModel.from_config(config.encoder_config) if config.train_encoder else None
+        self.head = build_head(config)
+        self.scorer = CandidateScorer(config.score)
+        self.margin_loss = MaxMarginLoss(config.margin, config.effective_margin_reduction)
+        self.__dict__["_frozen_encoder"] = None  # not a submodule: never saved, never wrapped by DDP
+        self.__dict__["_tokenizer"] = None
+        self.post_init()
+
+    def _init_weights(self, module: torch.nn.Module) -> None:
+        """Heads keep PyTorch's default initialisation (as in the papers' code); the encoder keeps its own."""
+        if hasattr(module, "reset_parameters") and not isinstance(module, PreTrainedModel):
+            module.reset_parameters()
+
+    @classmethod
+    def from_encoder(
+        cls,
+        encoder: str | PreTrainedModel | None,
+        *,
+        revision: str | None = None,
+        tokenizer: PreTrainedTokenizerBase | None = None,
+        encoder_name_or_path: str | None = None,
+        **config_kwargs,
+    ) -> BlmModel:
+        """A fresh head on top of an encoder given by Hub id / local path (loaded) or as a model object."""
+        if encoder is None or isinstance(encoder, str):
+            encoder_name_or_path = encoder_name_or_path or encoder
+            encoder, loaded_tokenizer = load_encoder(encoder, revision)
+            tokenizer = tokenizer or loaded_tokenizer
+            encoder_name_or_path = encoder_name_or_path or encoder.config.name_or_path
+        config = BlmConfig(
+            encoder_config=copy.deepcopy(encoder.config),
+            encoder_name_or_path=encoder_name_or_path or encoder.config.name_or_path or None,
+            encoder_revision=revision,
+            **config_kwargs,
+        )
+        model = cls(config)
+        if config.train_encoder:
+            model.encoder.load_state_dict(encoder.state_dict())
+            pooler = getattr(model.encoder, "pooler", None)
+            if pooler is not None:  # pooled output is never used: keep it out of the gradient
+                pooler.requires_grad_(False)
+        else:
+            model.attach_frozen_encoder(encoder)
+        if tokenizer is not None:
+            model.attach_tokenizer(tokenizer)
+        return model
+
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path: str | os.PathLike, *args, **kwargs) -> BlmModel:
+        """Load a BLM checkpoint (safetensors only); a head or encoder that does not fit the weights is an error."""
+        kwargs.setdefault("use_safetensors", True)
+        want_info = kwargs.pop("output_loading_info", False)
+        config = kwargs.get("config")
+        requested_head = kwargs.get("head") or (config.head if isinstance(config, BlmConfig) else None)
+        saved = None
+        config_file = Path(pretrained_model_name_or_path) / "config.json"
+        if config_file.is_file():
+            saved = BlmConfig.from_json_file(str(config_file))
+            if requested_head is not None and requested_head != saved.head:
+                raise CheckpointMismatchError(
+                    f"checkpoint {pretrained_model_name_or_path} holds a {saved.head!r} head, but the config asks "
+                    f"for {requested_head!r}; heads cannot be swapped on load. Load it without overriding the head, "
+                    f"or train a {requested_head!r} model."
+                )
+        try:
+            model, info = super().from_pretrained(pretrained_model_name_or_path, *args, output_loading_info=True, **kwargs)
+        except RuntimeError as err:
+            if "size mismatch" not in str(err) and "shape" not in str(err):
+                raise
+            raise CheckpointMismatchError(
+                f"checkpoint {pretrained_model_name_or_path} does not fit the requested config "
+                f"(head {requested_head or (saved.head if saved else '?')!r}): {str(err).splitlines()[0]}"
+            ) from err
+        bad = {name: info.get(name) for name in ("missing_keys", "unexpected_keys", "mismatched_keys") if info.get(name)}
+        if bad:
+            details = "; ".join(f"{name}: {sorted(map(str, keys))[:6]}" for name, keys in bad.items())
+            raise CheckpointMismatchError(
+                f"checkpoint {pretrained_model_name_or_path} does not match a {model.config.head!r} head "
+                f"(train_encoder={model.config.train_encoder}, d={model.config.embedding_dim}, "
+                f"context_length={model.config.context_length}): {details}. Load it with the config it was saved with."
+            )
+        return (model, info) if want_info else model
+
+    # --- encoder access -------------------------------------------------------------------------------
+
+    def attach_frozen_encoder(self, encoder: PreTrainedModel) -> None:
+        """Use `encoder` (frozen, outside the state dict) to embed raw text."""
+        encoder.requires_grad_(False)
+        encoder.eval()
+        self.__dict__["_frozen_encoder"] = encoder
+
+    def attach_tokenizer(self, tokenizer: PreTrainedTokenizerBase) -> None:
+        """Tokenizer used by `predict` and the end-to-end collator."""
+        self.__dict__["_tokenizer"] = prepare_tokenizer(tokenizer)
+
+    def sentence_encoder(self) -> PreTrainedModel:
+        """The encoder that embeds sentences: the trained submodule, or the frozen one (loaded by name on first use)."""
+        if self.encoder is not None:
+            return self.encoder
+        if self._frozen_encoder is None:
+            encoder, tokenizer = load_encoder(self.config.encoder_name_or_path, self.config.encoder_revision)
+            self.attach_frozen_encoder(encoder.to(self.device))
+            if self._tokenizer is None:
+                self.attach_tokenizer(tokenizer)
+        return self._frozen_encoder
+
+    def tokenizer(self) -> PreTrainedTokenizerBase:
+        """The encoder's tokenizer: attached, saved in the checkpoint folder, or loaded by the encoder's name."""
+        if self._tokenizer is None:
+            checkpoint = self.config.name_or_path
+            if checkpoint and (Path(checkpoint) / "tokenizer_config.json").is_file():
+                self.attach_tokenizer(AutoTokenizer.from_pretrained(checkpoint))
+            elif self.config.encoder_name_or_path:
+                self.attach_tokenizer(load_tokenizer(self.config.encoder_name_or_path, self.config.encoder_revision))
+            else:
+                raise ValueError("no tokenizer: pass one to attach_tokenizer() or save one with the checkpoint")
+        return self._tokenizer
+
+    def embed_tokens(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        """Sentence embeddings [U, d] from token ids, pooled as the config says."""
+        hidden = self.sentence_encoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        return pool(hidden, attention_mask, self.config.pooling)
+
+    # --- forward --------------------------------------------------------------------------------------
+
+    def forward(
+        self,
+        context_embeddings: torch.Tensor | None = None,
+        answer_embeddings: torch.Tensor | None = None,
+        answer_mask: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+        input_ids: torch.Tensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+        context_index: torch.Tensor | None = None,
+        answer_index: torch.Tensor | None = None,
+    ) -> BlmOutput:
+        """Score candidates: from cached embeddings (context [B, C, d], answers [B, A, d]) or from the token ids of
+        a batch's unique sentences plus index tensors into them (end-to-end fine-tuning)."""
+        if context_embeddings is None:
+            if input_ids is None or context_index is None or answer_index is None:
+                raise ValueError("pass context_embeddings/answer_embeddings, or input_ids with context_index/answer_index")
+            sentences = self.embed_tokens(input_ids, attention_mask)
+            context_embeddings = sentences[context_index]
+            answer_embeddings = sentences[answer_index.clamp(min=0)]
+            if answer_mask is None:
+                answer_mask = answer_index >= 0
+        if answer_embeddings is None:
+            raise ValueError("answer_embeddings are required with context_embeddings")
+        head_output = self.head(context_embeddings)
+        scores = self.scorer(head_output.prediction, answer_embeddings, answer_mask)
+        loss = None
+        if labels is not None:
+            loss = self.margin_loss(scores, labels, answer_mask)
+            if head_output.auxiliary_loss is not None:
+                loss = loss + head_output.auxiliary_loss
+        return BlmOutput(loss=loss, logits=scores, predicted_embedding=head_output.prediction)
+
+    @torch.no_grad()
+    def predict(self, instances: Sequence[Mapping], batch_size: int = 64) -> list[int]:
+        """Index of the highest-scoring answer for each record (with `context` and `answers`), from raw text."""
+        from .collator import SentenceBatcher  # local import: the collator module imports this one's outputs
+
+        self.eval()
+        batcher = SentenceBatcher(self.tokenizer(), self.config.max_length)
+        picks: list[int] = []
+        for start in range(0, len(instances), batch_size):
+            chunk = instances[start : start + batch_size]
+            inputs = batcher.batch([row["context"] for row in chunk], [row["answers"] for row in chunk])
+            inputs = {name: tensor.to(self.device) for name, tensor in inputs.items()}
+            picks.extend(self(**inputs).logits.argmax(dim=-1).tolist())
+        return picks

@@ -1,0 +1,173 @@
+"""One training run, as `train.py` starts it: data -> sentence table -> model -> BlmTrainer -> metrics.json."""
+
+from __future__ import annotations
+
+import json
+import logging
+import platform
+from importlib import metadata
+from pathlib import Path
+
+import datasets
+import torch
+from accelerate import PartialState
+from transformers import TrainerCallback, TrainingArguments, set_seed
+from transformers.trainer_utils import get_last_checkpoint
+
+from .arguments import DataArguments, EncoderArguments, HeadArguments, parse_arguments
+from .collator import CachedEmbeddingCollator, TokenizingCollator
+from .data import (
+    ERROR_CLASS_NAMES,
+    SentenceIndex,
+    answer_label_vocabulary,
+    carve_validation,
+    context_length_of,
+    load_splits,
+    subsample,
+)
+from .embedding_cache import EmbeddingCache, EncoderKey, SentenceEmbedder
+from .encoders import encoder_revision_id, load_encoder, resolve_encoder_name
+from .metrics import nest_metrics
+from .modeling import BlmModel
+from .trainer import BlmTrainer, parameter_digest
+
+logger = logging.getLogger(__name__)
+METRICS_FILE = "metrics.json"
+
+
+def prepare_splits(data_args: DataArguments, seed: int) -> datasets.DatasetDict:
+    """train (sampled), validation (carved from train) and test splits."""
+    loaded = load_splits(data_args.dataset_config, data_args.dataset_path)
+    test = loaded["test"]
+    if data_args.test_dataset_config or data_args.test_dataset_path:
+        test = load_splits(data_args.test_dataset_config, data_args.test_dataset_path)["test"]
+    train = subsample(loaded["train"], data_args.max_train_instances, seed)
+    train, validation = carve_validation(train, data_args.validation_fraction, seed)
+    return datasets.DatasetDict({"train": train, "validation": validation, "test": test})
+
+
+def resolve_resume(training_args: TrainingArguments) -> str | None:
+    """The checkpoint to resume from: a path, or the last one in output_dir for `last`/`true`."""
+    value = training_args.resume_from_checkpoint
+    if value is None or str(value).lower() in ("false", "no", "none"):
+        return None
+    if str(value).lower() in ("last", "true", "yes", "1"):
+        found = get_last_checkpoint(training_args.output_dir) if Path(training_args.output_dir).is_dir() else None
+        if found is None:
+            raise FileNotFoundError(
+                f"--resume_from_checkpoint: no checkpoint-* folder in {training_args.output_dir}; "
+                "drop the flag to start afresh, or give a checkpoint path"
+            )
+        return found
+    return str(value)
+
+
+def gather_parameter_digests(model: torch.nn.Module) -> list[str]:
+    """Each rank's parameter digest, in rank order (one entry without torch.distributed)."""
+    digest = parameter_digest(model)
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        gathered: list[str | None] = [None] * torch.distributed.get_world_size()
+        torch.distributed.all_gather_object(gathered, digest)
+        return [str(item) for item in gathered]
+    return [digest]
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python and the libraries a result depends on."""
+    found = {"python": platform.python_version(), "platform": platform.platform()}
+    for package in ("blm-toolkit", "torch", "transformers", "datasets", "accelerate", "safetensors", "tokenizers"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    return found
+
+
+def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state, device):
+    """Cached-embedding collator (frozen encoder, every unique sentence embedded once) or tokenizing one."""
+    if encoder_args.train_encoder:
+        return TokenizingCollator(sentences, tokenizer, encoder_args.max_length), {}
+    key = EncoderKey(
+        name=encoder_args.encoder,
+        revision=encoder_revision_id(resolve_encoder_name(encoder_args.encoder), encoder_args.encoder_revision, encoder),
+        pooling=encoder_args.pooling,
+        max_length=encoder_args.max_length,
+    )
+    embedder = SentenceEmbedder(encoder.to(device), tokenizer, encoder_args.pooling, encoder_args.max_length,
+                                encoder_args.embedding_batch_size)
+    cache = EmbeddingCache(data_args.embedding_cache_dir, key)
+    table, stats = cache.embed(sentences, embedder, state.process_index, state.num_processes,
+                               barrier=state.wait_for_everyone, progress=state.is_local_main_process)
+    encoder.to("cpu")
+    return CachedEmbeddingCollator(table), {**stats, "cache_dir": str(cache.directory)}
+
+
+def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None = None) -> dict:
+    """Train, select on validation, test, and write metrics.json; returns what it wrote."""
+    data_args, encoder_args, head_args, training_args = parse_arguments(argv)
+    state = PartialState()
+    set_seed(training_args.seed)
+    splits = prepare_splits(data_args, training_args.seed)
+    label_names = answer_label_vocabulary(splits.values())
+    context_length = context_length_of(splits.values())
+    index = SentenceIndex(label_names, ERROR_CLASS_NAMES)
+    indexed = {name: index.index(split) for name, split in splits.items()}
+
+    encoder, tokenizer = load_encoder(encoder_args.encoder, encoder_args.encoder_revision)
+    collator, cache_stats = build_collator(index.sentences, encoder, tokenizer, encoder_args, data_args, state,
+                                           training_args.device)
+    set_seed(training_args.seed)  # the head's initialisation does not depend on what ran before
+    model = BlmModel.from_encoder(
+        encoder,
+        tokenizer=tokenizer,
+        encoder_name_or_path=encoder_args.encoder,
+        revision=encoder_args.encoder_revision,
+        pooling=encoder_args.pooling,
+        max_length=encoder_args.max_length,
+        train_encoder=encoder_args.train_encoder,
+        context_length=context_length,
+        answer_label_names=label_names,
+        error_class_names=list(ERROR_CLASS_NAMES),
+        **head_args.config_kwargs(),
+    )
+    trainer = BlmTrainer(
+        model=model,
+        args=training_args,
+        data_collator=collator,
+        train_dataset=indexed["train"],
+        eval_dataset=indexed["validation"],
+        processing_class=tokenizer if encoder_args.train_encoder else None,
+        callbacks=callbacks,
+    )
+    train_result = trainer.train(resume_from_checkpoint=resolve_resume(training_args))
+    trainer.save_model(training_args.output_dir)
+    if state.is_main_process:
+        tokenizer.save_pretrained(training_args.output_dir)
+    validation_metrics = trainer.evaluate(indexed["validation"], metric_key_prefix="validation")
+    test_metrics = trainer.evaluate(indexed["test"], metric_key_prefix="test")
+    digests = gather_parameter_digests(trainer.model)
+
+    report = {
+        "test": {**nest_metrics(test_metrics, "test_"), "instances": len(indexed["test"])},
+        "validation": {**nest_metrics(validation_metrics, "validation_"), "instances": len(indexed["validation"])},
+        "training": {**train_result.metrics, "instances": len(indexed["train"]),
+                     "best_checkpoint": trainer.state.best_model_checkpoint},
+        "data": {
+            "dataset_config": data_args.dataset_config, "dataset_path": data_args.dataset_path,
+            "test_dataset_config": data_args.test_dataset_config, "test_dataset_path": data_args.test_dataset_path,
+            "context_length": context_length, "answer_labels": label_names,
+            "sentences": {"occurrences": index.occurrences, "unique": len(index.sentences), **cache_stats},
+        },
+        "config": {
+            "data": vars(data_args), "encoder": vars(encoder_args), "head": vars(head_args),
+            "model": model.config.to_diff_dict(), "training": json.loads(training_args.to_json_string()),
+        },
+        "distributed": {"world_size": state.num_processes, "parameter_digests": digests},
+        "versions": versions(),
+    }
+    if state.is_main_process:
+        path = Path(training_args.output_dir) / METRICS_FILE
+        path.write_text(json.dumps(report, indent=2, default=str))
+        logger.info("test accuracy %.4f, written to %s", report["test"]["accuracy"], path)
+    state.wait_for_everyone()
+    return report

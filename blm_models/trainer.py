@@ -1,0 +1,47 @@
+"""`BlmTrainer`: the Hugging Face Trainer, taught that BLM batches carry per-candidate labels for the metrics."""
+
+from __future__ import annotations
+
+import hashlib
+
+import torch
+from transformers import Trainer
+
+from .data import ERROR_CLASS_NAMES
+from .metrics import BlmMetrics, pick_highest_score
+
+METADATA_KEYS = ("answer_label_ids", "answer_class_ids")
+LABEL_NAMES = ["labels", *METADATA_KEYS]
+
+
+class BlmTrainer(Trainer):
+    """Trainer whose evaluation yields picks (argmax over candidates) and whose metrics count picks per label and
+    per error class; the per-candidate label ids travel with the batch but never reach the model."""
+
+    def __init__(self, *args, compute_metrics=None, preprocess_logits_for_metrics=None, **kwargs) -> None:
+        model = kwargs.get("model") if "model" in kwargs else (args[0] if args else None)
+        if compute_metrics is None and model is not None:
+            label_names = model.config.answer_label_names or ["Correct"]
+            compute_metrics = BlmMetrics(label_names, model.config.error_class_names or ERROR_CLASS_NAMES)
+        super().__init__(
+            *args,
+            compute_metrics=compute_metrics,
+            preprocess_logits_for_metrics=preprocess_logits_for_metrics or pick_highest_score,
+            **kwargs,
+        )
+        self.label_names = list(LABEL_NAMES)
+        self.can_return_loss = True
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        """The model's own loss; metadata columns are removed before the forward pass."""
+        model_inputs = {key: value for key, value in inputs.items() if key not in METADATA_KEYS}
+        return super().compute_loss(model, model_inputs, return_outputs=return_outputs, num_items_in_batch=num_items_in_batch)
+
+
+def parameter_digest(model: torch.nn.Module) -> str:
+    """Digest of all trainable parameters: equal digests on every rank show data-parallel replicas agree."""
+    digest = hashlib.blake2b(digest_size=16)
+    for name, parameter in sorted(model.named_parameters()):
+        digest.update(name.encode())
+        digest.update(parameter.detach().to("cpu").contiguous().view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()

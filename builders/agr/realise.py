@@ -1,0 +1,70 @@
+"""Turning a step of the agreement template plus lexical material into a sentence."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from builders import morphology
+from builders.agr.rules import Step
+from builders.base import Sentence
+
+
+class Material(NamedTuple):
+    """The words of one sentence: a seed, possibly with one word swapped (type II/III)."""
+
+    seed: str
+    subject: str
+    prep: str
+    attractor1: str
+    attractor2: str
+    name: str        # subject of the completive frame
+    verb: str        # verb of the completive frame
+    relative: str    # relative clause template with {name}
+    rel_name: str
+
+
+class Realiser:
+    """Builds sentences from cached phrases: each noun phrase is inflected once per language."""
+
+    def __init__(self, lex: dict):
+        self.lex = lex
+        self.morph = morphology.language(lex["language"])
+        self.nouns = lex["nouns"]
+        self._cache: dict[tuple, str] = {}
+
+    def phrase(self, kind: str, key: str, number: str, prep: str = "", modified: bool = False) -> str:
+        cache_key = (kind, key, number, prep, modified)
+        text = self._cache.get(cache_key)
+        if text is None:
+            noun, morph = self.nouns[key], self.morph
+            if kind == "definite":
+                text = morph.definite(noun, number)
+            elif kind == "pp":
+                text = morph.prep_phrase(prep, noun, number, modified)
+            elif kind == "genitive":
+                text = morph.genitive(noun, number)
+            else:
+                text = morph.coordinate(noun, number)
+            text = self._cache[cache_key] = morph.finalize(text)
+        return text
+
+    def __call__(self, mat: Material, step: Step, clause: str) -> Sentence:
+        lex, chunks = self.lex, []
+        if clause == "completive":
+            chunks.append(self.morph.finalize(f"{mat.name} {mat.verb} {lex['complementizer']}"))
+        chunks.append(self.phrase("definite", mat.subject, step.subj))
+        modified = (step.count == 2 and not step.coord) or (step.count == 1 and clause == "relative")
+        if step.drop1:
+            chunks.append(self.phrase("genitive", mat.attractor2, step.n2))
+        else:
+            chunks.append(self.phrase("pp", mat.attractor1, step.n1, mat.prep, modified))
+        if step.count == 2:
+            chunks.append(self.phrase("coord" if step.coord else "genitive", mat.attractor2, step.n2))
+        if clause == "relative":
+            chunks.append(self.morph.finalize(mat.relative.format(name=mat.rel_name)))
+        predicate = lex["seeds_by_id"][mat.seed]["predicate"]
+        if "sg" not in predicate:
+            predicate = predicate[self.nouns[mat.subject]["gender"]]
+        chunks.append(predicate[step.verb])
+        chunks[0] = chunks[0][0].upper() + chunks[0][1:]
+        return Sentence(" ".join(chunks) + ".", tuple(chunks), step.pattern(clause))

@@ -1,0 +1,144 @@
+"""What every phenomenon generator shares: config specs, realised sentences and instances.
+
+A generator works in two stages so that generation can be split across processes:
+``plan`` (cheap, deterministic choices: which seed, which sequence variant, which words) and
+``realise`` (turn one plan into sentences). The answer set is produced by corrupting named rules
+of the template; every candidate carries its rule label and error class.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Hashable, Sequence
+
+LEXICAL_TYPES = ("I", "II", "III")
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    """One dataset config: phenomenon × language × template variant × lexical type (± balanced)."""
+
+    phenomenon: str
+    language: str
+    lexical_type: str
+    variant: str = ""
+    balanced: bool = False
+
+    @property
+    def name(self) -> str:
+        parts = [self.phenomenon, self.language.replace("-", "")]
+        if self.variant:
+            parts.append(self.variant)
+        parts.append(f"type{self.lexical_type}")
+        if self.balanced:
+            parts.append("balanced")
+        return "_".join(parts)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A realised sentence with its phrase chunks and abstract pattern."""
+
+    text: str
+    chunks: tuple[str, ...]
+    pattern: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    sentence: Sentence
+    label: str
+    error_class: str  # CORRECT | SEQUENCE | GRAMMAR
+
+
+@dataclass
+class Instance:
+    """A BLM instance before shuffling: ``candidates[0]`` is the gold answer."""
+
+    context: list[Sentence]
+    candidates: list[Candidate]
+    lemma: str
+    template: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class ImpossibleSize(ValueError):
+    """More instances were requested than the lexicon and template can produce."""
+
+
+class Generator:
+    """Base class of a phenomenon generator; subclasses fill in the class attributes and hooks."""
+
+    phenomenon: ClassVar[str]
+    description: ClassVar[str] = ""
+    context_size: ClassVar[int]
+    lexical_types: ClassVar[tuple[str, ...]] = LEXICAL_TYPES
+    variants: ClassVar[tuple[str, ...]] = ("",)  # template variants that appear in config names
+    test_lemma_fraction: ClassVar[float] = 0.1
+    min_test_lemmas: ClassVar[int] = 1
+    has_balanced: ClassVar[bool] = True
+    type_i_min_jaccard: ClassVar[float] = 0.3  # validator: type I sentences share their words
+
+    def __init__(self, language: str):
+        self.language = language
+
+    # --- discovery -------------------------------------------------------------------------
+    @classmethod
+    def directory(cls) -> Path:
+        import importlib
+
+        return Path(importlib.import_module(cls.__module__).__file__).parent
+
+    @classmethod
+    def languages(cls) -> list[str]:
+        """Languages are the lexicon files present: adding one adds the language."""
+        return sorted(p.stem for p in (cls.directory() / "lexicons").glob("*.yaml"))
+
+    @classmethod
+    def specs(cls) -> list[ConfigSpec]:
+        out = []
+        for language in cls.languages():
+            for variant in cls.variants:
+                for lexical_type in cls.lexical_types:
+                    for balanced in (False, True) if cls.has_balanced else (False,):
+                        out.append(ConfigSpec(cls.phenomenon, language, lexical_type, variant, balanced))
+        return out
+
+    @classmethod
+    def data_files(cls) -> list[Path]:
+        """Templates and lexicons whose content keys the dataset cache."""
+        return sorted(p for p in cls.directory().rglob("*") if p.suffix in {".yaml", ".tsv", ".conllu", ".txt"})
+
+    # --- hooks -----------------------------------------------------------------------------
+    def default_size(self, spec: ConfigSpec) -> int:
+        raise NotImplementedError
+
+    def lemmas(self, spec: ConfigSpec) -> list[str]:
+        """The split units (verbs, seeds …); test lemmas never occur in train by default."""
+        raise NotImplementedError
+
+    def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
+        """Choose the test lemmas (shared by every lexical type and variant of a language)."""
+        order = list(lemmas)
+        rng.shuffle(order)
+        return order[:n_test]
+
+    def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
+        """``n`` distinct plans drawn from ``lemmas``; raise ImpossibleSize when there are fewer."""
+        raise NotImplementedError
+
+    def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
+        raise NotImplementedError
+
+    def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
+        """Patterns the template allows as the next step after ``context_patterns`` (validator)."""
+        raise NotImplementedError
+
+
+def sample_distinct(space_size: int, n: int, rng: random.Random, what: str) -> list[int]:
+    """``n`` distinct indices of a finite space, or a clear error when the space is too small."""
+    if n > space_size:
+        raise ImpossibleSize(f"{what}: asked for {n} instances, the combinatorics allow only {space_size}")
+    return rng.sample(range(space_size), n)

@@ -1,0 +1,97 @@
+"""Loading and checking the YAML lexicons and templates shipped with each phenomenon.
+
+Every mapping remembers the line it starts on, so a malformed file fails with
+``file:line: entry: reason`` instead of a KeyError deep in the realiser.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class LexiconError(ValueError):
+    """A lexicon or template file is malformed; the message names file, line and entry."""
+
+    def __init__(self, path: Path | str, line: int | None, entry: str, reason: str):
+        where = f"{path}:{line}" if line else f"{path}"
+        super().__init__(f"{where}: {entry}: {reason}")
+        self.path, self.line, self.entry, self.reason = str(path), line, entry, reason
+
+
+class Entry(dict):
+    """A YAML mapping that knows its 1-based line number."""
+
+    line: int | None = None
+
+
+class _LineLoader(yaml.SafeLoader):
+    def construct_mapping(self, node, deep=False):  # noqa: D102 - yaml hook
+        entry = Entry(super().construct_mapping(node, deep=deep))
+        entry.line = node.start_mark.line + 1
+        return entry
+
+
+_LineLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_mapping
+)
+
+
+@functools.cache
+def load_yaml(path: Path) -> Entry:
+    """Parse a YAML file into line-aware mappings (cached: files are read once per process)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.load(handle, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise LexiconError(path, mark.line + 1 if mark else None, "file", f"invalid YAML: {err}") from None
+    if not isinstance(data, Mapping):
+        raise LexiconError(path, 1, "file", "expected a mapping at the top level")
+    return data
+
+
+class Checker:
+    """Small declarative checks with located error messages."""
+
+    def __init__(self, path: Path | str):
+        self.path = path
+
+    def fail(self, node: Any, entry: str, reason: str) -> None:
+        raise LexiconError(self.path, getattr(node, "line", None), entry, reason)
+
+    def field(self, node: Mapping, key: str, kind: type | tuple[type, ...], entry: str) -> Any:
+        if not isinstance(node, Mapping):
+            self.fail(node, entry, "expected a mapping")
+        if key not in node:
+            self.fail(node, entry, f"missing field {key!r}")
+        value = node[key]
+        if not isinstance(value, kind):
+            names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+            self.fail(node, entry, f"field {key!r} must be {names}, got {type(value).__name__}")
+        if isinstance(value, str) and not value.strip():
+            self.fail(node, entry, f"field {key!r} is empty")
+        return value
+
+    def strings(self, node: Mapping, key: str, entry: str, minimum: int = 1) -> list[str]:
+        values = self.field(node, key, list, entry)
+        if len(values) < minimum:
+            self.fail(node, entry, f"{key!r} needs at least {minimum} items, has {len(values)}")
+        for value in values:
+            if not isinstance(value, str) or not value.strip():
+                self.fail(node, entry, f"{key!r} holds a non-string or empty item: {value!r}")
+        duplicates = sorted({v for v in values if values.count(v) > 1})
+        if duplicates:
+            self.fail(node, entry, f"{key!r} repeats {', '.join(duplicates)}")
+        return values
+
+    def one_of(self, node: Mapping, key: str, allowed: Iterable[str], entry: str) -> str:
+        value = self.field(node, key, str, entry)
+        allowed = tuple(allowed)
+        if value not in allowed:
+            self.fail(node, entry, f"{key!r} is {value!r}; expected one of {', '.join(allowed)}")
+        return value

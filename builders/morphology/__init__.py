@@ -1,0 +1,50 @@
+"""Per-language morphology shared by every phenomenon: articles, contractions, agreement.
+
+Each language module exposes the same small API (``definite``, ``prep_phrase``, ``genitive``,
+``coordinate``, ``finalize``); lexicons carry the inflected forms the rules cannot predict.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from pathlib import Path
+from types import ModuleType
+
+_HERE = Path(__file__).parent
+LANGUAGES = ("en", "fr", "it", "ro", "de", "he")
+
+
+@functools.cache
+def language(code: str) -> ModuleType:
+    """The morphology module of a language (``builders.morphology.fr`` …)."""
+    if code not in LANGUAGES:
+        raise ValueError(f"no morphology for language {code!r}; known: {', '.join(LANGUAGES)}")
+    return importlib.import_module(f"{__name__}.{code}")
+
+
+@functools.cache
+def function_words(code: str) -> frozenset[str]:
+    """Closed-class words of a language (articles, prepositions, auxiliaries, pronouns …)."""
+    path = _HERE / "function_words" / f"{code}.txt"
+    if not path.exists():
+        return frozenset()
+    words = (w.strip().lower() for w in path.read_text(encoding="utf-8").split())
+    return frozenset(w for w in words if w and not w.startswith("#"))
+
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
+_ELIDED = re.compile(r"\b(?:l|d|qu|s|n|j|m|t|c|dell|all|dall|nell|sull|coll|un|quell|nessun)'", re.I)
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def content_stems(sentence: str, code: str, width: int = 4) -> frozenset[str]:
+    """Crude content-lemma proxies: non-function words without a final -s, cut to ``width`` letters.
+
+    Used to measure lexical overlap between sentences (type I/II/III checks) without a lemmatiser;
+    the cut makes the inflections of a word (``vélo``/``vélos``, ``vuoto``/``vuote``) count as one.
+    """
+    stop = function_words(code)
+    tokens = _TOKEN.findall(_ELIDED.sub("", sentence.lower()))
+    return frozenset(tok.removesuffix("s")[:width] for tok in tokens if tok not in stop)

@@ -1,0 +1,11 @@
+"""Train and evaluate a BLM solver: `python train.py --dataset_config agr_en_typeI --output_dir runs/agr`.
+
+Also runs under `torchrun --nproc_per_node N train.py ...` and `accelerate launch --multi_gpu
+--num_processes N train.py ...`; writes metrics.json into --output_dir; `--resume_from_checkpoint`
+continues from the last checkpoint there. `python train.py --help` lists every flag.
+"""
+
+from blm_models.train_job import main
+
+if __name__ == "__main__":
+    main()
