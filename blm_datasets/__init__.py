@@ -1,0 +1,24 @@
+"""BLM datasets: the record schema, the Hugging Face builder and its ``load_dataset("blm")`` hook."""
+
+from __future__ import annotations
+
+from blm_datasets.features import FEATURES
+from blm_datasets.hub_hook import install as _install_hook
+
+_install_hook()
+
+
+def load_blm(name: str, **kwargs):
+    """``datasets.load_dataset("blm", name, **kwargs)`` (config kwargs: seed, size, split_mode, test_size)."""
+    import datasets
+
+    return datasets.load_dataset("blm", name, **kwargs)
+
+
+def config_names() -> list[str]:
+    from builders.registry import config_names as names
+
+    return names()
+
+
+__all__ = ["FEATURES", "load_blm", "config_names"]

@@ -1,0 +1,112 @@
+"""Answer-only baselines: how far can one get without reading the context?
+
+Three baselines never look at the context: the medoid of the answer set, a classifier over
+features of each candidate alone, and the most frequent gold position. Each is reported with
+chance levels and a 95% Wilson interval; on ``_balanced`` configs none may beat chance among the
+candidates that are well-formed on their own.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from blm_datasets.validate import pairwise_jaccard
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TRAIN_INSTANCES = 4000
+
+
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def medoid_pick(answers: Sequence[str]) -> int:
+    """The candidate with the highest mean token overlap (Jaccard) with the other candidates."""
+    toks = [_tokens(a) for a in answers]
+    best, best_score = 0, -1.0
+    for i, a in enumerate(toks):
+        score = sum(len(a & b) / len(a | b) for j, b in enumerate(toks) if j != i)
+        if score > best_score:
+            best, best_score = i, score
+    return best
+
+
+def classifier_picks(train: Sequence[dict], test: Sequence[dict], seed: int = 0) -> list[int]:
+    """Logistic regression on word and character n-grams of each candidate alone."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import FeatureUnion
+
+    train = list(train)
+    if len(train) > MAX_TRAIN_INSTANCES:
+        train = random.Random(seed).sample(train, MAX_TRAIN_INSTANCES)
+    texts = [a for row in train for a in row["answers"]]
+    y = [int(i == row["label"]) for row in train for i in range(len(row["answers"]))]
+    if len(set(y)) < 2:
+        return [0] * len(test)
+    features = FeatureUnion([
+        ("word", TfidfVectorizer(analyzer="word", ngram_range=(1, 2), min_df=2, sublinear_tf=True)),
+        ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), min_df=2, sublinear_tf=True,
+                                 max_features=50_000)),
+    ])
+    model = LogisticRegression(max_iter=500, C=1.0)
+    model.fit(features.fit_transform(texts), y)
+    test_texts = [a for row in test for a in row["answers"]]
+    scores = model.decision_function(features.transform(test_texts))
+    picks, start = [], 0
+    for row in test:
+        k = len(row["answers"])
+        picks.append(int(np.argmax(scores[start:start + k])))
+        start += k
+    return picks
+
+
+def position_picks(train: Sequence[dict], test: Sequence[dict]) -> list[int]:
+    """Always the gold position seen most often in train."""
+    counts = Counter(row["label"] for row in train)
+    top = counts.most_common(1)[0][0] if counts else 0
+    return [min(top, len(row["answers"]) - 1) for row in test]
+
+
+def wilson(correct: int, n: int) -> tuple[float, float]:
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return (0.0, 1.0)
+    ci = binomtest(correct, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def audit_rows(train: Sequence[dict], test: Sequence[dict], language: str) -> dict[str, Any]:
+    """Accuracy, chance levels and intervals of every baseline, plus lexical-overlap figures."""
+    test = list(test)
+    n = len(test)
+    if n == 0:
+        raise ValueError("the test split is empty: nothing to audit")
+    chance = float(np.mean([1 / len(r["answers"]) for r in test]))
+    chance_wf = float(np.mean([1 / max(1, sum(c != "GRAMMAR" for c in r["answer_error_classes"])) for r in test]))
+    picks = {
+        "medoid": [medoid_pick(r["answers"]) for r in test],
+        "classifier": classifier_picks(train, test),
+        "gold_position": position_picks(train, test),
+    }
+    baselines = {}
+    for name, chosen in picks.items():
+        correct = sum(p == r["label"] for p, r in zip(chosen, test))
+        low, high = wilson(correct, n)
+        baselines[name] = {
+            "accuracy": correct / n, "ci_low": low, "ci_high": high,
+            "above_chance": low > chance_wf,
+            "picked_labels": dict(Counter(r["answer_labels"][p] for p, r in zip(chosen, test))),
+        }
+    jac = [np.mean(pairwise_jaccard(r["context"], language)) for r in test[:2000]]
+    return {
+        "n_test": n, "chance": chance, "chance_wellformed": chance_wf,
+        "baselines": baselines, "context_content_jaccard": float(np.mean(jac)),
+    }
