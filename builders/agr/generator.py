@@ -18,7 +18,7 @@ SWAPS = {  # type II: which word of a sentence may be swapped, per clause type
     "completive": ("subject", "attractor1", "attractor2", "name", "verb"),
     "relative": ("subject", "attractor1", "attractor2", "relative", "rel_name"),
 }
-MAX_TRIES = 200
+MAX_MISSES = 20_000  # consecutive draws without a new instance before giving up
 
 
 class AgrGenerator(Generator):
@@ -122,16 +122,19 @@ class AgrGenerator(Generator):
             space = len(lemmas) * nv * nc
             picks = sample_distinct(space, n, rng, spec.name)
             return [(self.clauses[p % nc], (p // nc) % nv, lemmas[p // (nc * nv)]) for p in picks]
-        plans, seen, tries = [], set(), 0
+        plans, seen, misses = [], set(), 0
         make = self._plan_type2 if spec.lexical_type == "II" else self._plan_type3
         while len(plans) < n:
             plan = make(lemmas, rng)
-            tries += 1
             if plan is not None and plan not in seen:
                 seen.add(plan)
                 plans.append(plan)
-            elif tries > MAX_TRIES * n / max(len(plans), 1) + 10_000:
-                raise ImpossibleSize(f"{spec.name}: only {len(plans)} distinct instances found of {n} asked")
+                misses = 0
+            else:
+                misses += 1
+                if misses > MAX_MISSES:
+                    raise ImpossibleSize(f"{spec.name}: found only {len(plans)} distinct instances of the "
+                                         f"{n} asked ({MAX_MISSES} draws in a row gave nothing new)")
         return plans
 
     def _swap(self, seed: str, clause: str, rng: random.Random) -> tuple[str, int]:

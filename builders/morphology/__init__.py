@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+import unicodedata
 from pathlib import Path
 from types import ModuleType
 
@@ -38,13 +39,21 @@ _TOKEN = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
 _ELIDED = re.compile(r"\b(?:l|d|qu|s|n|j|m|t|c|dell|all|dall|nell|sull|coll|un|quell|nessun)'", re.I)
 
 
+# letters kept by the stemmer: Romanian stems alternate vowels early (barcă/bărci, râu/râuri)
+STEM_WIDTH = {"ro": 3}
+
+
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
 @functools.lru_cache(maxsize=1 << 18)
-def content_stems(sentence: str, code: str, width: int = 4) -> frozenset[str]:
-    """Crude content-lemma proxies: non-function words without a final -s, cut to ``width`` letters.
+def content_stems(sentence: str, code: str) -> frozenset[str]:
+    """Crude content-lemma proxies: non-function words, accents folded, final -s dropped, cut short.
 
     Used to measure lexical overlap between sentences (type I/II/III checks) without a lemmatiser;
     the cut makes the inflections of a word (``vélo``/``vélos``, ``vuoto``/``vuote``) count as one.
     """
-    stop = function_words(code)
+    stop, width = function_words(code), STEM_WIDTH.get(code, 4)
     tokens = _TOKEN.findall(_ELIDED.sub("", sentence.lower()))
-    return frozenset(tok.removesuffix("s")[:width] for tok in tokens if tok not in stop)
+    return frozenset(_fold(tok).removesuffix("s")[:width] for tok in tokens if tok not in stop)

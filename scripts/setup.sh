@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set up a fresh machine: Hunspell dictionaries (lexicon spell-check), a virtual environment,
+# the CPU build of torch and this package with its test and demo extras.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq hunspell hunspell-en-us hunspell-fr hunspell-it hunspell-ro hunspell-de-de \
+    hunspell-he >/dev/null
+else
+  echo "note: install the hunspell dictionaries (hunspell-en-us -fr -it -ro -de-de -he) for the spell-check test" >&2
+fi
+python3 -m venv .venv
+.venv/bin/pip install -q --upgrade pip
+.venv/bin/pip install -q "torch==2.13.0"
+.venv/bin/pip install -q -e ".[test,demo]"

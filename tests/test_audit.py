@@ -1,0 +1,36 @@
+"""Answer-only baselines: high on the paper configs, at chance on the balanced ones."""
+
+import pytest
+
+from blm_datasets.audit import audit_rows, medoid_pick
+from builders import registry
+from builders.generate import Options, generate
+
+
+def _audit(name, size=800):
+    out = generate(registry.get_spec(name), Options(size=size), progress=False)
+    return audit_rows(out["train"].records, out["test"].records, registry.get_spec(name).language)
+
+
+def test_medoid_picks_the_central_candidate():
+    assert medoid_pick(["a b c d", "a b c x", "a b y d", "q r s t"]) == 0
+
+
+def test_paper_config_gold_is_the_medoid():
+    res = _audit("agr_en_typeI")
+    assert res["baselines"]["medoid"]["accuracy"] > 0.95
+    assert res["baselines"]["medoid"]["above_chance"]
+
+
+@pytest.mark.parametrize("name", ["agr_en_typeI_balanced", "agr_fr_typeII_balanced", "agr_ro_typeIII_balanced",
+                                  "agr_it_typeI_balanced"])
+def test_balanced_configs_leave_no_answer_only_shortcut(name):
+    res = _audit(name)
+    for baseline, r in res["baselines"].items():
+        assert not r["above_chance"], (baseline, r)
+
+
+def test_lexical_types_differ_in_overlap():
+    jac = {t: _audit(f"agr_fr_type{t}", 400)["context_content_jaccard"] for t in ("I", "II", "III")}
+    assert jac["I"] > jac["II"] > jac["III"]
+    assert jac["III"] < 0.05 and jac["I"] > 0.5

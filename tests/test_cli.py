@@ -1,0 +1,35 @@
+"""The blm command: exit codes and messages a user sees."""
+
+from blm_datasets.cli import main
+
+
+def test_list_prints_one_name_per_line(capsys):
+    assert main(["list", "--phenomenon", "agr"]) == 0
+    lines = capsys.readouterr().out.split()
+    assert len(lines) == 24 and "agr_en_typeI" in lines
+
+
+def test_validate_passes_and_reports_counts(capsys):
+    assert main(["validate", "agr_fr_typeII", "--size", "120"]) == 0
+    out = capsys.readouterr().out
+    assert "all checks passed" in out and "gold-position p=" in out
+
+
+def test_show_marks_the_gold_answer(capsys):
+    assert main(["show", "agr_en_typeI", "--size", "100", "--index", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(" *") == 1 and "Correct (CORRECT)" in out
+
+
+def test_generate_reports_rejections_and_sizes(capsys, tmp_path):
+    assert main(["generate", "agr_ro_typeIII", "--size", "100", "--out", str(tmp_path)]) == 0
+    assert "agr_ro_typeIII: train 80, test 20" in capsys.readouterr().out
+    assert (tmp_path / "agr_ro_typeIII" / "train.parquet").exists()
+
+
+def test_bad_input_exits_2_without_traceback(capsys):
+    assert main(["show", "agr_xx_typeI"]) == 2
+    assert "Valid configs" in capsys.readouterr().err
+    assert main(["generate", "agr_en_typeI", "--size", "999999"]) == 2
+    assert "combinatorics allow only" in capsys.readouterr().err
+    assert main(["validate"]) == 2

@@ -1,0 +1,79 @@
+"""Lexicon schema checks fail with file, line and reason; every word form is a real word."""
+
+import os
+import shutil
+
+import pytest
+import yaml
+
+from builders.agr import lexicon as agr_lexicon
+from builders.lexicon import LexiconError, load_yaml
+from builders.spellcheck import SpellcheckUnavailable, check_all, rejected, word_forms
+
+
+def _write(tmp_path, data_or_text):
+    path = tmp_path / "en.yaml"
+    path.write_text(data_or_text if isinstance(data_or_text, str) else yaml.safe_dump(data_or_text,
+                                                                                      allow_unicode=True))
+    load_yaml.cache_clear()
+    return path
+
+
+@pytest.fixture()
+def english():
+    return yaml.safe_load((agr_lexicon.HERE / "lexicons" / "en.yaml").read_text())
+
+
+def test_shipped_lexicons_pass_the_schema():
+    for language in ("en", "fr", "it", "ro"):
+        assert len(agr_lexicon.load(language)["seeds"]) >= 32
+
+
+def test_missing_field_names_file_line_and_entry(tmp_path, english):
+    del english["seeds"][3]["attractor2"]
+    path = _write(tmp_path, english)
+    with pytest.raises(LexiconError) as err:
+        agr_lexicon.check(load_yaml(path), path)
+    message = str(err.value)
+    assert str(path) in message and "missing field 'attractor2'" in message
+    assert f"seed '{english['seeds'][3]['id']}'" in message and err.value.line > 1
+
+
+def test_unknown_noun_and_invisible_agreement_are_rejected(tmp_path, english):
+    english["seeds"][0]["alternatives"]["subject"][0] = "flibbertigibbet"
+    path = _write(tmp_path, english)
+    with pytest.raises(LexiconError, match="has no entry under 'nouns'"):
+        agr_lexicon.check(load_yaml(path), path)
+    english = yaml.safe_load((agr_lexicon.HERE / "lexicons" / "en.yaml").read_text())
+    english["seeds"][1]["predicate"] = {"sg": "broke", "pl": "broke"}
+    path = _write(tmp_path, english)
+    with pytest.raises(LexiconError, match="agreement would be invisible"):
+        agr_lexicon.check(load_yaml(path), path)
+
+
+def test_yaml_syntax_error_has_a_line(tmp_path):
+    path = _write(tmp_path, "language: en\nnames: [John, Mary\nseeds: []\n")
+    with pytest.raises(LexiconError, match=r"en.yaml:\d+: file: invalid YAML"):
+        load_yaml(path)
+
+
+def test_word_forms_skip_ids_and_slots():
+    words = list(word_forms({"id": "xyzzy", "relatives": ["dont {name} parlait"], "gender": "m"}))
+    assert words == ["dont", "parlait"]
+
+
+needs_hunspell = pytest.mark.skipif(shutil.which("hunspell") is None and not os.environ.get("CI"),
+                                    reason="hunspell not installed (CI installs it)")
+
+
+@needs_hunspell
+def test_every_lexicon_word_is_in_the_hunspell_dictionary():
+    assert check_all() == {}
+
+
+@needs_hunspell
+def test_spellcheck_rejects_a_misspelling():
+    try:
+        assert rejected(["ordinateur", "ordinatuer"], "fr") == {"ordinatuer"}
+    except SpellcheckUnavailable as err:  # pragma: no cover - CI installs the dictionaries
+        pytest.fail(str(err))
