@@ -124,7 +124,7 @@ def cmd_audit(args) -> int:
         dd = _load(name, args)
         if "test" not in dd:
             raise ValueError(f"{name} has no test split to audit")
-        results[name] = audit_rows(list(dd["train"]), list(dd["test"]), spec.language)
+        results[name] = audit_rows(list(dd["train"]), list(dd["test"]), spec.iso)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0

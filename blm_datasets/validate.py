@@ -33,7 +33,7 @@ def pairwise_jaccard(sentences: Iterable[str], language: str) -> list[float]:
 
 
 def _lexical_type_ok(record: Mapping[str, Any], spec: ConfigSpec) -> bool:
-    stems = [morphology.content_stems(s, spec.language) for s in record["context"]]
+    stems = [morphology.content_stems(s, spec.iso) for s in record["context"]]
     pairs = list(itertools.combinations(stems, 2))
     if spec.lexical_type == "III":
         return all(not (a & b) for a, b in pairs)

@@ -27,6 +27,11 @@ class ConfigSpec:
     balanced: bool = False
 
     @property
+    def iso(self) -> str:
+        """ISO 639-1 code of the language (``de-case`` -> ``de``), as written in the records."""
+        return self.language.split("-")[0]
+
+    @property
     def name(self) -> str:
         parts = [self.phenomenon, self.language.replace("-", "")]
         if self.variant:

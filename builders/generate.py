@@ -79,7 +79,7 @@ def to_record(spec: ConfigSpec, inst: Instance, rid: str, gold_pos: int, rng: ra
     return {
         "id": rid,
         "phenomenon": spec.phenomenon,
-        "language": spec.language,
+        "language": spec.iso,
         "lexical_type": spec.lexical_type,
         "template": inst.template,
         "lemma": inst.lemma,

@@ -5,23 +5,41 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib
+import importlib.util
 
 from builders.base import ConfigSpec, Generator
 
-# Adding a phenomenon = one generator package under builders/ plus its line here.
-PHENOMENA = ("agr",)
+# Adding a phenomenon = one generator package under builders/ plus its line here:
+# phenomenon name -> "module:attribute" of its Generator subclass.
+PHENOMENA = {
+    "agr": "builders.agr:AgrGenerator",
+    "cos": "builders.cos_od:CosGenerator",
+    "od": "builders.cos_od:OdGenerator",
+    "sprayload": "builders.sprayload:SprayLoadGenerator",
+    "roll": "builders.roll:RollGenerator",
+    "cosplus": "builders.cosplus:CosPlusGenerator",
+    "caush": "builders.caush:CausHGenerator",
+    "seqtense": "builders.seqtense:SeqTenseGenerator",
+    "mixture": "builders.seqtense:MixtureGenerator",
+}
+
+
+def available() -> list[str]:
+    """Registered phenomena whose package is present in this installation."""
+    return [p for p, target in PHENOMENA.items() if importlib.util.find_spec(target.split(":")[0])]
 
 
 @functools.cache
 def generator_class(phenomenon: str) -> type[Generator]:
-    if phenomenon not in PHENOMENA:
-        raise ValueError(f"unknown phenomenon {phenomenon!r}; known: {', '.join(PHENOMENA)}")
-    return importlib.import_module(f"builders.{phenomenon}").GENERATOR
+    if phenomenon not in available():
+        raise ValueError(f"unknown phenomenon {phenomenon!r}; known: {', '.join(available())}")
+    module, attribute = PHENOMENA[phenomenon].split(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 @functools.cache
 def all_specs() -> tuple[ConfigSpec, ...]:
-    return tuple(spec for p in PHENOMENA for spec in generator_class(p).specs())
+    return tuple(spec for p in available() for spec in generator_class(p).specs())
 
 
 def config_names() -> list[str]:
