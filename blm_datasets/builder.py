@@ -30,13 +30,16 @@ class BlmConfig(datasets.BuilderConfig):
     """A BLM config: its name fixes phenomenon, language, variant and lexical type."""
 
     def __init__(self, *args, seed: int = 42, size: int | None = None, split_mode: str = "lemma",
-                 test_size: float | None = None, **kwargs):
+                 test_size: float | None = None, sources: list[str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.seed, self.size, self.split_mode, self.test_size = seed, size, split_mode, test_size
+        self.sources = sources
 
     @property
     def options(self) -> Options:
-        return Options(seed=self.seed, size=self.size, split=self.split_mode, test_size=self.test_size)
+        sources = tuple(self.sources) if self.sources else None
+        return Options(seed=self.seed, size=self.size, split=self.split_mode, test_size=self.test_size,
+                       sources=sources)
 
 
 class BlmBuilder(datasets.GeneratorBasedBuilder):

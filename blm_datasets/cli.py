@@ -22,6 +22,7 @@ def _add_generation_args(p: argparse.ArgumentParser) -> None:
                    help="lemma: test lemmas never occur in train (default); random: instance split")
     p.add_argument("--test-size", type=float, help="share of lemmas (or instances) in test")
     p.add_argument("--num-proc", type=int, default=1, help="processes for generation")
+    p.add_argument("--sources", nargs="+", help="input files of corpus-based configs (CoNLL-U …)")
 
 
 def _names(args) -> list[str]:
@@ -42,14 +43,16 @@ def _names(args) -> list[str]:
 def _options(args):
     from builders.generate import Options
 
-    return Options(seed=args.seed, size=args.size, split=args.split, test_size=args.test_size)
+    sources = tuple(args.sources) if getattr(args, "sources", None) else None
+    return Options(seed=args.seed, size=args.size, split=args.split, test_size=args.test_size, sources=sources)
 
 
 def _load(name: str, args):
     from blm_datasets import load_blm
 
     opts = _options(args)
-    return load_blm(name, seed=opts.seed, size=opts.size, split_mode=opts.split, test_size=opts.test_size,
+    extra = {"sources": list(opts.sources)} if opts.sources else {}
+    return load_blm(name, seed=opts.seed, size=opts.size, split_mode=opts.split, test_size=opts.test_size, **extra,
                     num_proc=args.num_proc if args.num_proc > 1 else None)
 
 

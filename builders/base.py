@@ -117,6 +117,8 @@ class Generator:
         return sorted(p for p in cls.directory().rglob("*") if p.suffix in {".yaml", ".tsv", ".conllu", ".txt"})
 
     # --- hooks -----------------------------------------------------------------------------
+    def configure(self, spec: ConfigSpec, options) -> None:
+        """Read generation options before planning (e.g. ``options.sources``: corpus files)."""
     def default_size(self, spec: ConfigSpec) -> int:
         raise NotImplementedError
 

@@ -28,6 +28,7 @@ class Options:
     size: int | None = None          # train + test; None = the paper's size
     split: str = "lemma"             # lemma: test lemmas never in train; random: instance split
     test_size: float | None = None   # share of lemmas (lemma split) or of instances (random)
+    sources: tuple[str, ...] | None = None  # input files for corpus-based phenomena (CoNLL-U …)
 
     def __post_init__(self):
         if self.split not in SPLIT_MODES:
@@ -52,6 +53,7 @@ def _base_name(spec: ConfigSpec) -> str:
 def plan_splits(spec: ConfigSpec, opts: Options) -> dict[str, list[Hashable]]:
     """Deterministic plans per split."""
     gen = registry.generator(spec.phenomenon, spec.language)
+    gen.configure(spec, opts)
     lemmas = gen.lemmas(spec)
     total = opts.size or gen.default_size(spec)
     base = _base_name(spec)
