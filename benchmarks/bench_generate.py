@@ -9,6 +9,7 @@ import argparse
 import time
 
 from builders import registry
+from builders.base import SourceUnavailable
 from builders.generate import Options, generate
 
 
@@ -22,7 +23,12 @@ def main() -> None:
     start, total = time.perf_counter(), 0
     for name in names:
         t = time.perf_counter()
-        out = generate(registry.get_spec(name), Options(size=args.size), num_proc=args.num_proc, progress=False)
+        try:
+            out = generate(registry.get_spec(name), Options(size=args.size), num_proc=args.num_proc,
+                           progress=False)
+        except SourceUnavailable as err:
+            print(f"{name:32s} skipped: {err}")
+            continue
         n = sum(len(o.records) for o in out.values())
         rejected = sum(sum(o.rejected.values()) for o in out.values())
         total += n

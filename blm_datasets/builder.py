@@ -6,7 +6,7 @@ import logging
 
 import datasets
 
-from blm_datasets.digest import source_digest
+from blm_datasets.digest import files_digest, source_digest
 from blm_datasets.features import FEATURES
 from builders import registry
 from builders.generate import Options, generate_split, plan_splits
@@ -56,6 +56,8 @@ class BlmBuilder(datasets.GeneratorBasedBuilder):
             registry.get_spec(name)  # unknown names fail with the list of valid ones
         if kwargs.get("hash") is None:
             kwargs["hash"] = source_digest()
+        if kwargs.get("sources"):  # corpus files edited in place must not be served stale
+            kwargs["hash"] += "-" + files_digest(kwargs["sources"])
         if kwargs.get("dataset_name") is None:
             kwargs["dataset_name"] = "blm"
         super().__init__(*args, **kwargs)

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from builders.base import ImpossibleSize
+from builders.base import ImpossibleSize, SourceUnavailable
 from builders.lexicon import LexiconError
 
 
@@ -38,6 +38,17 @@ def _names(args) -> list[str]:
     for name in args.names:
         registry.get_spec(name)
     return args.names
+
+
+def _each(names: list[str], args, work) -> None:
+    """Run ``work(name)`` per config; with --all, configs lacking corpus files are skipped."""
+    for name in names:
+        try:
+            work(name)
+        except SourceUnavailable as err:
+            if not args.all:
+                raise
+            print(f"{name}: skipped: {err}")
 
 
 def _options(args):
@@ -70,7 +81,8 @@ def cmd_generate(args) -> int:
     from builders.generate import generate
 
     total_start = time.perf_counter()
-    for name in _names(args):
+
+    def one(name: str) -> None:
         start = time.perf_counter()
         spec = registry.get_spec(name)
         splits = generate(spec, _options(args), num_proc=args.num_proc)
@@ -91,6 +103,8 @@ def cmd_generate(args) -> int:
                 target.mkdir(parents=True, exist_ok=True)
                 for split, ds in dd.items():
                     getattr(ds, f"to_{args.format}")(str(target / f"{split}.{args.format}"))
+
+    _each(_names(args), args, one)
     print(f"total {time.perf_counter() - total_start:.1f}s")
     return 0
 
@@ -100,7 +114,9 @@ def cmd_validate(args) -> int:
     from builders import registry
 
     failed = False
-    for name in _names(args):
+
+    def one(name: str) -> None:
+        nonlocal failed
         spec = registry.get_spec(name)
         dd = _load(name, args)
         lemma_overlap = set(dd["train"]["lemma"]) & set(dd["test"]["lemma"])
@@ -113,6 +129,8 @@ def cmd_validate(args) -> int:
             status = "FAIL " + json.dumps(bad) if bad else "ok"
             print(f"{name} {split}: {report['rows']} rows, {len(report['failures'])} checks, "
                   f"gold-position p={report['gold_position_pvalue']:.3f}: {status}")
+
+    _each(_names(args), args, one)
     print("validation failed" if failed else "all checks passed")
     return 1 if failed else 0
 
@@ -122,12 +140,15 @@ def cmd_audit(args) -> int:
     from builders import registry
 
     results = {}
-    for name in _names(args):
+
+    def one(name: str) -> None:
         spec = registry.get_spec(name)
         dd = _load(name, args)
         if "test" not in dd:
             raise ValueError(f"{name} has no test split to audit")
         results[name] = audit_rows(list(dd["train"]), list(dd["test"]), spec.iso)
+
+    _each(_names(args), args, one)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
@@ -187,6 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
     from blm_datasets import cli_publish
 
     cli_publish.register(sub)
+    from blm_eval import cli as cli_eval
+
+    cli_eval.register(sub)
     return parser
 
 
@@ -194,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, LexiconError, ImpossibleSize, KeyError, IndexError) as err:
+    except (ValueError, LexiconError, KeyError, IndexError) as err:
         print(f"blm {args.command}: error: {err}", file=sys.stderr)
         return 2
 

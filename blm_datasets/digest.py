@@ -24,3 +24,13 @@ def source_digest() -> str:
                 sha.update(str(path.relative_to(base)).encode())
                 sha.update(path.read_bytes())
     return sha.hexdigest()[:16]
+
+
+def files_digest(paths) -> str:
+    """Digest of the contents of user-given input files (CoNLL-U sources …)."""
+    sha = hashlib.sha256()
+    for path in sorted(str(p) for p in paths):
+        sha.update(path.encode())
+        if Path(path).is_file():
+            sha.update(Path(path).read_bytes())
+    return sha.hexdigest()[:16]

@@ -13,8 +13,9 @@ import os
 import random
 import shutil
 import time
+import traceback
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -27,8 +28,8 @@ from builders.generate import Options, generate
 
 ROW_GROUP_SIZE = 1000               # rows per parquet row group, as datasets writes them
 MAX_SHARD_BYTES = 500 * 1024 ** 2   # in-memory (arrow) bytes per parquet shard, as push_to_hub
-AUDIT_TEST_SAMPLE = 1000            # the answer-only audit runs on at most this many test rows …
-AUDIT_TRAIN_SAMPLE = 1000           # … with its classifier trained on at most this many train rows
+AUDIT_TEST_SAMPLE = 500             # the answer-only audit runs on at most this many test rows …
+AUDIT_TRAIN_SAMPLE = 500            # … with its classifier trained on at most this many train rows
 
 
 @dataclass
@@ -166,13 +167,32 @@ def export_config(name: str, out: Path, opts: Options, num_proc: int = 1, audit:
 
 
 def _export_job(job: tuple[str, Path, Options, bool]) -> ConfigSummary:
+    """Worker: export one config; errors come back as picklable exceptions naming the config."""
+    from builders.lexicon import LexiconError
+
     name, out, opts, audit = job
-    return export_config(name, out, opts, 1, audit)
+    try:
+        return export_config(name, out, opts, 1, audit)
+    except (ValueError, LexiconError) as err:  # a user-facing problem: the message says what to do
+        raise ValueError(str(err) if str(err).startswith(f"{name}:") else f"{name}: {err}") from None
+    except Exception:  # a bug: keep the worker's traceback in the message
+        raise RuntimeError(f"{name}: export failed in a worker process:\n{traceback.format_exc()}") from None
 
 
 def _expected_rows(name: str, opts: Options) -> int:
     spec = registry.get_spec(name)
     return opts.size or registry.generator(spec.phenomenon, spec.language).default_size(spec)
+
+
+def _warm_up(names: list[str], audit: bool) -> None:
+    """Load lexicons (and the audit's libraries) once before forking, so workers inherit them."""
+    for name in names:
+        spec = registry.get_spec(name)
+        registry.generator(spec.phenomenon, spec.language)
+    if audit:
+        import scipy.stats  # noqa: F401
+        import sklearn.feature_extraction.text  # noqa: F401
+        import sklearn.linear_model  # noqa: F401
 
 
 def generation_info(opts: Options) -> dict[str, Any]:
@@ -211,7 +231,7 @@ def prepare_out(out: Path, names: list[str]) -> None:
 
 
 def export(names: list[str], out: str | Path, opts: Options = Options(), num_proc: int = 1, audit: bool = True,
-           default: str | None = None, license: str = "apache-2.0",
+           default: str | None = None, license_id: str = "apache-2.0",
            report: Callable[[str], None] | None = print, progress: bool = True) -> ExportResult:
     """Export ``names`` into ``out`` (parquet per config and split, plus the README.md dataset card)."""
     from tqdm.auto import tqdm
@@ -243,6 +263,7 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
     if num_proc > 1 and len(names) > 1:
         # one config per process, largest first so the pool stays busy to the end
         order = sorted(names, key=lambda n: -_expected_rows(n, opts))
+        _warm_up(names, audit)
         with multiprocessing.get_context("fork").Pool(min(num_proc, len(names))) as pool:
             for summary in pool.imap_unordered(_export_job, [(n, out, opts, audit) for n in order]):
                 finished(summary)
@@ -252,7 +273,7 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
     bar.close()
     summaries = [done[n] for n in names]
     info = generation_info(opts)
-    card = write_dataset_card(out, summaries, info, default=default, license=license)
+    card = write_dataset_card(out, summaries, info, default=default, license_id=license_id)
     files = sorted(p for p in out.rglob("*") if p.is_file())
     result = ExportResult(out, summaries, info, card, round(time.perf_counter() - start, 2), files)
     total_rows = sum(s.num_examples for s in summaries)
@@ -264,8 +285,3 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
 def default_num_proc() -> int:
     """The CPUs this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-def summary_dict(summary: ConfigSummary) -> dict[str, Any]:
-    """A plain-dict view of a config summary (for templates and JSON)."""
-    return asdict(summary) | {"num_examples": summary.num_examples}

@@ -91,7 +91,7 @@ class SentenceEmbedder:
                 attention_mask[row, : len(ids)] = 1
             yield positions, {"input_ids": input_ids.to(device), "attention_mask": attention_mask.to(device)}
 
-    @torch.inference_mode()
+    @torch.no_grad()
     def embed(self, sentences: Sequence[str], progress: bool = True) -> torch.Tensor:
         """Float32 embeddings [N, d] in the order of `sentences`."""
         token_ids = self.tokenize(sentences)

@@ -108,16 +108,12 @@ class BlmModel(PreTrainedModel):
                     f"for {requested_head!r}; heads cannot be swapped on load. Load it without overriding the head, "
                     f"or train a {requested_head!r} model."
                 )
-        try:
-            model, info = super().from_pretrained(pretrained_model_name_or_path, *args, output_loading_info=True, **kwargs)
-        except RuntimeError as err:
-            if "size mismatch" not in str(err) and "shape" not in str(err):
-                raise
-            raise CheckpointMismatchError(
-                f"checkpoint {pretrained_model_name_or_path} does not fit the requested config "
-                f"(head {requested_head or (saved.head if saved else '?')!r}): {str(err).splitlines()[0]}"
-            ) from err
-        bad = {name: info.get(name) for name in ("missing_keys", "unexpected_keys", "mismatched_keys") if info.get(name)}
+        tolerate_mismatch = kwargs.pop("ignore_mismatched_sizes", False)
+        model, info = super().from_pretrained(
+            pretrained_model_name_or_path, *args, output_loading_info=True, ignore_mismatched_sizes=True, **kwargs
+        )
+        names = ("missing_keys", "unexpected_keys") + (() if tolerate_mismatch else ("mismatched_keys",))
+        bad = {name: info.get(name) for name in names if info.get(name)}
         if bad:
             details = "; ".join(f"{name}: {sorted(map(str, keys))[:6]}" for name, keys in bad.items())
             raise CheckpointMismatchError(

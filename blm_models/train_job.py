@@ -105,6 +105,7 @@ def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state
 def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None = None) -> dict:
     """Train, select on validation, test, and write metrics.json; returns what it wrote."""
     data_args, encoder_args, head_args, training_args = parse_arguments(argv)
+    torch.set_flush_denormal(True)  # tiny gradients late in training otherwise slow CPU training several-fold
     state = PartialState()
     set_seed(training_args.seed)
     splits = prepare_splits(data_args, training_args.seed)

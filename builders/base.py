@@ -73,6 +73,10 @@ class ImpossibleSize(ValueError):
     """More instances were requested than the lexicon and template can produce."""
 
 
+class SourceUnavailable(ValueError):
+    """A corpus-based config has no readable source files (pass them with ``--sources``)."""
+
+
 class Generator:
     """Base class of a phenomenon generator; subclasses fill in the class attributes and hooks."""
 

@@ -119,7 +119,8 @@ _INFO_KEYS = {"config_name", "features", "splits", "download_size", "dataset_siz
 
 
 def _unknown_key(key: str, allowed: Mapping[str, Any] | set[str], where: str) -> str:
-    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    anagrams = [k for k in allowed if sorted(k) == sorted(key)]  # swapped letters: lisence → license
+    close = anagrams or difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"{where}: unknown key {key!r}{hint}"
 
@@ -203,10 +204,9 @@ def _check_dataset_info(info: Any, config_names: set[str]) -> list[str]:
         for size_key in ("download_size", "dataset_size"):
             if size_key in entry and not isinstance(entry[size_key], int):
                 errors.append(f"dataset_info[{name}].{size_key} must be an integer")
-    if isinstance(info, list):
-        missing = config_names - seen
-        if missing:
-            errors.append(f"dataset_info: no entry for configs {sorted(missing)}")
+    unknown = seen - config_names if isinstance(info, list) and config_names else set()
+    if unknown:
+        errors.append(f"dataset_info: entries for configs not in configs: {sorted(unknown)}")
     return errors
 
 

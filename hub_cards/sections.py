@@ -20,6 +20,8 @@ _HEADER = re.compile(r"\A\s*---[ \t]*\n(?P<yaml>.*?)\n?---[ \t]*(?:\n|\Z)", re.S
 KEYED_LISTS = ("configs", "dataset_info")
 # YAML lists merged as ordered sets, so tags or languages added by hand survive.
 UNION_LISTS = ("tags", "language", "task_categories", "datasets", "metrics")
+# Stands for the repo id in generated usage examples until publishing fills it in.
+PLACEHOLDER_REPO = "ORG/NAME"
 
 
 def split_card(text: str) -> tuple[dict[str, Any], str]:
@@ -102,3 +104,8 @@ def merge_card(old: str | None, new: str, keep_foreign_configs: bool = True) -> 
     old_data, old_body = split_card(old)
     new_data, new_body = split_card(new)
     return join_card(merge_metadata(old_data, new_data, keep_foreign_configs), merge_body(old_body, new_body))
+
+
+def fill_repo_id(card: str, repo_id: str) -> str:
+    """Put the real repo id into the generated usage examples."""
+    return card.replace(f'"{PLACEHOLDER_REPO}"', f'"{repo_id}"')

@@ -1,0 +1,157 @@
+"""Upload an export folder (or a checkpoint) to the Hugging Face Hub in one commit, merging the card.
+
+The Hub is reached through an ``HfApi`` (injectable, so tests pass a ``create_autospec`` mock). The
+repo is created if needed; a card already there is merged (hand-written text and YAML kept),
+stale parquet shards of the uploaded configs are deleted in the same commit, and connection
+failures become a ValueError that says the folder is ready and what to do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import importlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+from huggingface_hub.errors import (
+    EntryNotFoundError,
+    HfHubHTTPError,
+    LocalEntryNotFoundError,
+    LocalTokenNotFoundError,
+    OfflineModeIsEnabled,
+    RepositoryNotFoundError,
+)
+
+from hub_cards.sections import fill_repo_id, merge_card, split_card
+
+CARD = "README.md"
+
+
+def _network_errors() -> tuple[type[BaseException], ...]:
+    """Exception types that mean 'the Hub could not be reached' for the HTTP stack installed."""
+    found: list[type[BaseException]] = [ConnectionError, TimeoutError, OfflineModeIsEnabled, LocalEntryNotFoundError]
+    for module, names in (("httpx2", ("TransportError",)), ("httpx", ("TransportError",)),
+                          ("requests.exceptions", ("ConnectionError", "Timeout"))):
+        with contextlib.suppress(ImportError):
+            mod = importlib.import_module(module)
+            found += [getattr(mod, n) for n in names if hasattr(mod, n)]
+    return tuple(found)
+
+
+def hub_offline() -> bool:
+    """True when HF_HUB_OFFLINE is set (huggingface_hub then refuses every call)."""
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE) or os.environ.get("HF_HUB_OFFLINE", "").upper() in {"1", "ON", "YES", "TRUE"}
+
+
+def unreachable(folder: Path, why: str) -> ValueError:
+    """The error publishing raises when the Hub cannot be reached."""
+    return ValueError(f"cannot reach the Hugging Face Hub ({why}); the folder {folder} is ready, "
+                      "run again with network")
+
+
+@contextlib.contextmanager
+def hub_errors(folder: Path) -> Iterator[None]:
+    """Turn network, auth and permission failures of Hub calls into ValueErrors with a next step."""
+    try:
+        yield
+    except OfflineModeIsEnabled as err:
+        raise unreachable(folder, "HF_HUB_OFFLINE is set") from err
+    except _network_errors() as err:
+        raise unreachable(folder, f"no network: {err}") from err
+    except LocalTokenNotFoundError as err:
+        raise ValueError("not logged in to the Hugging Face Hub: run `hf auth login` or set HF_TOKEN, "
+                         f"then publish {folder} again") from err
+    except RepositoryNotFoundError as err:
+        raise ValueError(f"the Hub repo was not found or is not yours: {err}") from err
+    except HfHubHTTPError as err:
+        status = getattr(getattr(err, "response", None), "status_code", None)
+        if status in (401, 403):
+            raise ValueError(f"the Hub refused the upload (HTTP {status}): log in with a token that can write "
+                             f"to this repo (`hf auth login` or HF_TOKEN); {folder} is ready") from err
+        raise ValueError(f"the Hub answered with an error: {err}") from err
+
+
+def remote_card(api: HfApi, repo_id: str, repo_type: str, files: list[str]) -> str | None:
+    """The README.md already in the repo, or None."""
+    if CARD not in files:
+        return None
+    try:
+        path = api.hf_hub_download(repo_id, CARD, repo_type=repo_type)
+    except LocalEntryNotFoundError:
+        raise
+    except EntryNotFoundError:
+        return None
+    return Path(path).read_text(encoding="utf-8")
+
+
+def local_files(folder: Path, ignore: tuple[str, ...] = ()) -> list[str]:
+    """Files to upload, relative to ``folder``: hidden ones, the card (handled apart) and ``ignore`` globs left out."""
+    out = []
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        skipped = any(part.startswith(".") or any(fnmatch.fnmatch(part, g) for g in ignore) for part in rel.parts)
+        if path.is_file() and not skipped and rel.as_posix() != CARD:
+            out.append(rel.as_posix())
+    return out
+
+
+def commit_folder(api: HfApi, folder: Path, repo_id: str, repo_type: str, card: str | None, *,
+                  private: bool = False, commit_message: str, stale_prefixes: tuple[str, ...] = (),
+                  ignore: tuple[str, ...] = ()) -> Any:
+    """Create the repo if needed and upload ``folder`` plus the (merged) card in one commit.
+
+    Remote files under ``stale_prefixes`` that the folder no longer has are deleted in that commit.
+    """
+    with hub_errors(folder):
+        api.create_repo(repo_id, repo_type=repo_type, private=private, exist_ok=True)
+        remote = list(api.list_repo_files(repo_id, repo_type=repo_type))
+        uploads = local_files(folder, ignore)
+        operations: list[Any] = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(folder / rel))
+                                 for rel in uploads]
+        if card is not None:
+            old = remote_card(api, repo_id, repo_type, remote)
+            text = merge_card(old, card, keep_foreign_configs=True) if old else card
+            operations.append(CommitOperationAdd(path_in_repo=CARD, path_or_fileobj=text.encode("utf-8")))
+        keep = set(uploads)
+        operations += [CommitOperationDelete(path_in_repo=path) for path in remote
+                       if path not in keep and path.startswith(stale_prefixes) and path.endswith(".parquet")]
+        return api.create_commit(repo_id, operations=operations, commit_message=commit_message, repo_type=repo_type)
+
+
+def read_export(folder: str | Path) -> tuple[Path, str, list[str]]:
+    """(folder, card text, config names) of a `blm export` folder; a clear error when it is not one."""
+    from hub_cards.schema import check_dataset_card_data, require_valid
+
+    folder = Path(folder)
+    card_path = folder / CARD
+    if not folder.is_dir() or not card_path.is_file():
+        raise ValueError(f"{folder} is not a `blm export` folder (no {CARD}); run `blm export ... --out {folder}`")
+    card = card_path.read_text(encoding="utf-8")
+    data, _ = split_card(card)
+    require_valid(check_dataset_card_data(data, strict=False), str(card_path))
+    names = [c["config_name"] for c in data["configs"]]
+    missing = [n for n in names if not any((folder / n).glob("*.parquet"))]
+    if missing:
+        raise ValueError(f"{folder}: the card lists configs with no parquet files: {', '.join(missing)}")
+    return folder, card, names
+
+
+def publish(folder: str | Path, repo_id: str, private: bool = False, api: HfApi | None = None,
+            commit_message: str | None = None, token: str | None = None) -> Any:
+    """Upload an export folder to the dataset repo ``repo_id`` in one commit; returns the CommitInfo."""
+    if repo_id.count("/") != 1 or not all(repo_id.split("/")):
+        raise ValueError(f"--repo must be ORG/NAME, got {repo_id!r}")
+    folder, card, names = read_export(folder)
+    if api is None:
+        if hub_offline():
+            raise unreachable(folder, "HF_HUB_OFFLINE is set")
+        api = HfApi(token=token)
+    message = commit_message or f"Upload {len(names)} BLM config{'s' if len(names) != 1 else ''} (blm export)"
+    return commit_folder(api, folder, repo_id, "dataset", fill_repo_id(card, repo_id), private=private,
+                         commit_message=message, stale_prefixes=tuple(f"{n}/" for n in names))

@@ -1,0 +1,1 @@
+"""Evaluation and analysis: cross-type grids, error-analysis figures, LLM prompting, lm-eval tasks."""

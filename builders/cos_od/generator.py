@@ -1,0 +1,322 @@
+"""The COS and OD generators: plan (verb, words, frames) and realise them.
+
+Both verb classes share the template machinery; they differ in the lexicon
+(``lexicons/<lang>_<cos|od>.yaml``) and in the intransitive steps (sentences 7 and 8).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from typing import Hashable
+
+from builders import morphology
+from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, Sentence
+from builders.cos_od import lexicon, rules, verbs
+from builders.cos_od.realise import Material, Realiser
+from builders.lexicon import load_yaml
+
+MAX_MISSES = 20_000        # consecutive draws without a new instance before giving up
+TYPE_II_MIN_MEAN = 0.22    # the validator asks for a mean pairwise Jaccard >= 0.2 in type II
+TYPE_III_TRIES = 6         # materials tried per verb when filling a type III sentence
+ANSWER = 7                 # index of the answer step in the 8-step sequence
+
+Plan = tuple  # (materials: 8 x Material, frames: 4 x str, other frame of the balanced set: str)
+
+
+class CosOdGenerator(Generator):
+    """Shared by the COS and OD classes: the same template, a different lexicon and intransitive."""
+
+    context_size = 7
+
+    def __init__(self, language: str):
+        super().__init__(language)
+        self.template = load_yaml(self.directory() / "template.yaml")
+        self.test_lemma_fraction = self.template["test_lemma_fraction"]
+        self.type_i_min_jaccard = self.template["type_i_min_jaccard"]
+        self.lex = lexicon.load(language, self.phenomenon)
+        self.verb_morph = verbs.module(language)
+        self.marker = self.verb_morph.HAS_REFLEXIVE_MARKER
+        self.frames = self.verb_morph.FRAMES
+        self.steps = tuple(rules.parse_step(s, self.marker)
+                           for s in self.template["phenomena"][self.phenomenon]["sequence"])
+        self.pairs = [tuple(p) for p in self.template["frame_pairs"]]
+        self.realiser = Realiser(self.lex)
+        self._plan_memo: dict = {}
+        gold = self.steps[ANSWER]
+        self.answer_sets = {  # keyed by spec.balanced
+            False: rules.paper_answers(gold, self.template["candidates"], self.marker),
+            True: rules.balanced_answers(gold, self.template["balanced"]["factors"], self.marker),
+        }
+
+    @classmethod
+    def languages(cls) -> list[str]:
+        """Languages are the lexicon files ``<lang>_<phenomenon>.yaml`` present."""
+        return sorted(p.stem.split("_")[0] for p in (cls.directory() / "lexicons").glob(f"*_{cls.phenomenon}.yaml"))
+
+    # --- split ---------------------------------------------------------------------------------
+    def default_size(self, spec: ConfigSpec) -> int:
+        return self.template["sizes"][spec.lexical_type]
+
+    def lemmas(self, spec: ConfigSpec) -> list[str]:
+        return [v["lemma"] for v in self.lex["verbs"]]
+
+    # --- helpers -------------------------------------------------------------------------------
+    def _random_material(self, verb: str, rng: random.Random) -> Material:
+        entry = self.lex["verbs_by_lemma"][verb]
+        return Material(verb, rng.choice(entry["agents"]), rng.choice(entry["themes"]),
+                        rng.choice(entry["p_nps"]).text, rng.choice(entry["by_nps"]).text)
+
+    def _swapped(self, base: Material, slot: str, rng: random.Random) -> Material:
+        """The base material with one word (agent, theme, p-NP or by-NP) replaced (type II)."""
+        pool = self.lex["verbs_by_lemma"][base.verb][lexicon.SLOT_POOLS[slot]]
+        pool = [w.text if isinstance(w, lexicon.Phrase) else w for w in pool]
+        current = getattr(base, slot)
+        return base._replace(**{slot: rng.choice([w for w in pool if w != current])})
+
+    def _sentence(self, mat: Material, index: int, frame: str) -> Sentence:
+        return self.realiser(mat, self.steps[index], frame)
+
+    def _stems(self, sentence: Sentence) -> frozenset[str]:
+        return morphology.content_stems(sentence.text, self.language)
+
+    def _context(self, lexical_type: str) -> "Context":
+        return {"I": TypeIContext, "II": TypeIIContext, "III": TypeIIIContext}[lexical_type](self)
+
+    def _pair_frames(self, materials: Sequence[Material], ctx: "Context", rng: random.Random) -> list[str] | None:
+        """Frames of the first three pairs (all different), adding their sentences to ``ctx``."""
+        chosen: list[str] = []
+        for pair in self.pairs[:-1]:
+            options = [f for f in self.frames if f not in chosen
+                       and all(self.realiser.allows(materials[i], self.steps[i], f) for i in pair)]
+            rng.shuffle(options)
+            for frame in options:
+                new = [self._sentence(materials[i], i, frame) for i in pair]
+                if ctx.fits(new):
+                    chosen.append(frame)
+                    ctx.add(new)
+                    break
+            else:
+                return None
+        return chosen
+
+    def _answer_frames(self, materials: Sequence[Material], chosen: Sequence[str], ctx: "Context",
+                       rng: random.Random) -> tuple[str, str] | None:
+        """Frame of sentences 7-8 and the balanced set's other frame, drawn from the same set.
+
+        Both come uniformly from the frames that sentence 7 and the answer allow, so the gold's frame
+        and its frame twin are exchangeable: no answer-only baseline can tell them apart.
+        """
+        s7 = ANSWER - 1
+        options = [f for f in self.frames if f not in chosen
+                   and self.realiser.allows(materials[s7], self.steps[s7], f)
+                   and self.realiser.allows(materials[ANSWER], self.steps[ANSWER], f)
+                   and ctx.fits([self._sentence(materials[s7], s7, f)], last=True)]
+        if len(options) < 2:
+            return None
+        frame = rng.choice(options)
+        return frame, rng.choice([f for f in options if f != frame])
+
+    # --- planning ------------------------------------------------------------------------------
+    def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
+        """Distinct plans; a config and its _balanced twin (same rng) share them, computed once."""
+        lemmas = sorted(lemmas)
+        memo_key = (spec.lexical_type, tuple(lemmas), n, rng.getstate())
+        if memo_key in self._plan_memo:
+            return list(self._plan_memo[memo_key])
+        draw = {"I": self._plan_type1, "II": self._plan_type2, "III": self._plan_type3}[spec.lexical_type]
+        plans, seen, misses = [], set(), 0
+        while len(plans) < n:
+            plan = draw(lemmas, rng)
+            key = plan[:2] if plan is not None else None  # the other frame does not change the context
+            if plan is not None and key not in seen:
+                seen.add(key)
+                plans.append(plan)
+                misses = 0
+            else:
+                misses += 1
+                if misses > MAX_MISSES:
+                    raise ImpossibleSize(f"{spec.name}: found only {len(plans)} distinct instances of the {n} asked "
+                                         f"({MAX_MISSES} draws in a row gave nothing new); lower --size or add "
+                                         f"words to {lexicon.path_for(self.language, self.phenomenon)}")
+        self._plan_memo[memo_key] = tuple(plans)
+        return plans
+
+    def _with_frames(self, materials: tuple[Material, ...], ctx: "Context", rng: random.Random) -> Plan | None:
+        chosen = self._pair_frames(materials, ctx, rng)
+        if chosen is None:
+            return None
+        last = self._answer_frames(materials, chosen, ctx, rng)
+        if last is None:
+            return None
+        return materials, (*chosen, last[0]), last[1]
+
+    def _plan_type1(self, lemmas: Sequence[str], rng: random.Random) -> Plan | None:
+        mat = self._random_material(rng.choice(lemmas), rng)
+        return self._with_frames((mat,) * 8, self._context("I"), rng)
+
+    def _plan_type2(self, lemmas: Sequence[str], rng: random.Random) -> Plan | None:
+        """Same verb; each sentence changes one word of a base material (BLM-It §2)."""
+        base = self._random_material(rng.choice(lemmas), rng)
+        materials = []
+        for i, step in enumerate(self.steps):
+            slots = sorted(step.slots() | ({"agent", "theme"} if i == ANSWER else set()))
+            materials.append(self._swapped(base, rng.choice(slots), rng))
+        return self._with_frames(tuple(materials), self._context("II"), rng)
+
+    def _plan_type3(self, lemmas: Sequence[str], rng: random.Random) -> Plan | None:
+        """Eight verbs, one per sentence, chosen greedily so that no content word repeats.
+
+        The answer's verb is the instance's lemma and comes from ``lemmas``; the context verbs too,
+        unless the split has fewer than eight verbs (a lemma-split test set), where the context
+        borrows verbs from the rest of the lexicon.
+        """
+        answer_verb = rng.choice(lemmas)
+        pool = list(lemmas) if len(lemmas) >= 8 else [v["lemma"] for v in self.lex["verbs"]]
+        pool = [v for v in pool if v != answer_verb]
+        rng.shuffle(pool)
+        materials: list[Material | None] = [None] * 8
+        materials[ANSWER] = self._random_material(answer_verb, rng)
+        ctx, chosen, used_verbs = self._context("III"), [], set()
+        for pair in self.pairs[:-1]:
+            options = [f for f in self.frames if f not in chosen]
+            rng.shuffle(options)
+            for frame in options:
+                picks = self._fill_type3(pair, frame, pool, used_verbs, ctx, rng)
+                if picks is not None:
+                    break
+            else:
+                return None
+            chosen.append(frame)
+            for i, mat in picks.items():
+                materials[i] = mat
+                used_verbs.add(mat.verb)
+        s7 = ANSWER - 1
+        for verb in [v for v in pool if v not in used_verbs]:
+            for _ in range(TYPE_III_TRIES):
+                materials[s7] = self._random_material(verb, rng)
+                last = self._answer_frames(materials, chosen, ctx, rng)
+                if last is not None:
+                    return tuple(materials), (*chosen, last[0]), last[1]
+        return None
+
+    def _fill_type3(self, pair, frame, pool, used_verbs, ctx: "Context", rng) -> dict | None:
+        """Materials for the two sentences of a pair in ``frame``; added to ``ctx`` only if both fit."""
+        picks, new = {}, []
+        taken = set(used_verbs)
+        for i in pair:
+            found = None
+            for verb in (v for v in pool if v not in taken):
+                for _ in range(TYPE_III_TRIES):
+                    mat = self._random_material(verb, rng)
+                    if not self.realiser.allows(mat, self.steps[i], frame):
+                        continue
+                    sentence = self._sentence(mat, i, frame)
+                    if ctx.fits(new + [sentence]):
+                        found = mat, sentence
+                        break
+                if found:
+                    break
+            if not found:
+                return None
+            picks[i] = found[0]
+            new.append(found[1])
+            taken.add(found[0].verb)
+        ctx.add(new)
+        return picks
+
+    # --- realisation ---------------------------------------------------------------------------
+    def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
+        materials, frames, other_frame = plan
+        context = [self._sentence(materials[i], i, frames[i // 2]) for i in range(self.context_size)]
+        answers = self.answer_sets[spec.balanced]
+        candidates = [Candidate(self.realiser(materials[ANSWER], a.step, other_frame if a.other_frame else frames[-1]),
+                                a.label, a.error_class) for a in answers]
+        return Instance(context, candidates, lemma=materials[ANSWER].verb, template=self.phenomenon,
+                        meta={"frames": frames})
+
+    def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
+        """The answer's pattern: step 8 of the sequence, in the frame of sentence 7."""
+        parts = [rules.split_pattern(p) for p in context_patterns]
+        expected = [s.pattern("") for s in self.steps[:ANSWER]]
+        if len(parts) != ANSWER or [s + " []" for s, _ in parts] != expected:
+            return set()
+        frames = [f for _, f in parts]
+        if any(frames[a] != frames[b] for a, b in self.pairs[:-1]):
+            return set()
+        return {self.steps[ANSWER].pattern(frames[self.pairs[-1][0]])}
+
+
+class Context:
+    """The context sentences chosen so far, with the lexical-type constraint checked incrementally
+    (the validator checks the same constraints independently on every row)."""
+
+    def __init__(self, gen: CosOdGenerator):
+        self.gen = gen
+        self.stems: list[frozenset[str]] = []
+
+    def _stems(self, sentences: Sequence[Sentence]) -> list[frozenset[str]]:
+        return [morphology.content_stems(s.text, self.gen.language) for s in sentences]
+
+    def fits(self, sentences: Sequence[Sentence], last: bool = False) -> bool:
+        raise NotImplementedError
+
+    def add(self, sentences: Sequence[Sentence]) -> None:
+        self.stems += self._stems(sentences)
+
+
+def _jaccard(a: frozenset, b: frozenset) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+class TypeIContext(Context):
+    """Type I: every pair of sentences shares enough content words (``type_i_min_jaccard``)."""
+
+    def fits(self, sentences, last=False):
+        new, low = self._stems(sentences), self.gen.type_i_min_jaccard
+        return all(_jaccard(a, b) >= low for a, b in itertools.combinations(new, 2)) and all(
+            _jaccard(a, b) >= low for a in new for b in self.stems)
+
+
+class TypeIIContext(Context):
+    """Type II: once complete, the mean pairwise Jaccard is well above type III's zero."""
+
+    def fits(self, sentences, last=False):
+        if not last:
+            return True
+        stems = self.stems + self._stems(sentences)
+        scores = [_jaccard(a, b) for a, b in itertools.combinations(stems, 2)]
+        return sum(scores) / len(scores) >= TYPE_II_MIN_MEAN and min(scores) < 1
+
+
+class TypeIIIContext(Context):
+    """Type III: no two sentences share a content word."""
+
+    def __init__(self, gen):
+        super().__init__(gen)
+        self.used: set[str] = set()
+
+    def fits(self, sentences, last=False):
+        new = self._stems(sentences)
+        seen = set(self.used)
+        for stems in new:
+            if not stems.isdisjoint(seen):
+                return False
+            seen |= stems
+        return True
+
+    def add(self, sentences):
+        super().add(sentences)
+        for stems in self._stems(sentences):
+            self.used |= stems
+
+
+class CosGenerator(CosOdGenerator):
+    phenomenon = "cos"
+    description = "Change-of-state verbs: the Theme is the subject of the intransitive (BLM-CausE/I)."
+
+
+class OdGenerator(CosOdGenerator):
+    phenomenon = "od"
+    description = "Object-drop verbs: the Agent stays the subject of the intransitive (BLM-OdE/I)."

@@ -1,0 +1,130 @@
+"""Loading and checking the Roll-verb lexicon (schema: LEXICON.md beside this file)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import NamedTuple
+
+from builders import morphology
+from builders.lexicon import Checker, LexiconError, load_yaml
+from builders.sprayload import verbs
+from builders.sprayload.lexicon import MAX_CONTENT_WORDS, NP
+
+HERE = Path(__file__).parent
+MIN_POOL = 5          # five agents, themes and locations per scene
+MIN_SCENE_VERBS = 2   # type II pairs two verbs of one scene
+
+
+class Location(NamedTuple):
+    text: str
+    at: str   # static: "The ball was in the gutter"
+    to: str   # motion: "The ball rolled into the gutter"
+
+
+class Scene(NamedTuple):
+    id: str
+    verbs: tuple[str, ...]
+    agents: tuple[NP, ...]
+    themes: tuple[NP, ...]
+    locations: tuple[Location, ...]
+
+
+class Lexicon(NamedTuple):
+    verbs: dict[str, verbs.Verb]
+    scenes: tuple[Scene, ...]
+
+
+@functools.cache
+def load(language: str) -> Lexicon:
+    path = HERE / "lexicons" / f"{language}.yaml"
+    if not path.exists():
+        raise LexiconError(path, None, "file", "no Roll lexicon for this language")
+    return check(load_yaml(path), path)
+
+
+def check(lex, path: Path) -> Lexicon:
+    """The verbs and scenes of a lexicon; raises LexiconError (file, line, entry, reason)."""
+    c = Checker(path)
+    language = c.field(lex, "language", str, "language")
+    if language != path.stem:
+        c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
+    function_words = morphology.function_words(language)
+    forms = {}
+    for i, entry in enumerate(c.field(lex, "verbs", list, "verbs")):
+        lemma = c.field(entry, "lemma", str, f"verbs[{i}]")
+        if lemma in forms:
+            c.fail(entry, f"verb {lemma!r}", "listed twice")
+        verb = verbs.Verb(lemma, c.field(entry, "past", str, f"verb {lemma!r}"),
+                          c.field(entry, "participle", str, f"verb {lemma!r}"))
+        if verbs.form_error(verb):
+            c.fail(entry, f"verb {lemma!r}", verbs.form_error(verb))
+        forms[lemma] = verb
+    scenes, seen = [], set()
+    for i, entry in enumerate(c.field(lex, "scenes", list, "scenes")):
+        sid = c.field(entry, "id", str, f"scenes[{i}]")
+        name = f"scene {sid!r}"
+        if sid in seen:
+            c.fail(entry, name, "duplicate id")
+        seen.add(sid)
+        scene_verbs = c.strings(entry, "verbs", name, MIN_SCENE_VERBS)
+        for lemma in scene_verbs:
+            if lemma not in forms:
+                c.fail(entry, name, f"verb {lemma!r} is not listed under 'verbs'")
+        agents = _pool(c, entry, "agents", name, language)
+        themes = _pool(c, entry, "themes", name, language)
+        locations = []
+        for item in c.field(entry, "locations", list, name):
+            loc = Location(c.field(item, "np", str, f"{name}.locations"), *(
+                _prep(c, item, key, f"{name}.locations", function_words) for key in ("at", "to")))
+            locations.append(loc)
+        for role, pool in (("agents", agents), ("themes", themes), ("locations", locations)):
+            if len(pool) < MIN_POOL:
+                c.fail(entry, name, f"{role!r} needs at least {MIN_POOL} noun phrases, has {len(pool)}")
+        _disjoint_roles(c, entry, name, {"agents": [a.text for a in agents], "themes": [t.text for t in themes],
+                                         "locations": [loc.text for loc in locations]}, language)
+        scenes.append(Scene(sid, tuple(scene_verbs), agents, themes, tuple(locations)))
+    unused = sorted(set(forms) - {v for s in scenes for v in s.verbs})
+    if unused:
+        c.fail(lex, "scenes", f"verbs in no scene: {', '.join(unused)}")
+    return Lexicon(forms, tuple(scenes))
+
+
+def _pool(c: Checker, entry, key: str, name: str, language: str) -> tuple[NP, ...]:
+    return tuple(_np(c, item, entry, f"{name}.{key}", language) for item in c.field(entry, key, list, name))
+
+
+def _np(c: Checker, item, parent, entry: str, language: str) -> NP:
+    """A plain string (singular NP) or {pl: ...} (plural NP)."""
+    if isinstance(item, str):
+        np = NP(item.strip())
+    elif isinstance(item, dict) and set(item) == {"pl"}:
+        np = NP(c.field(item, "pl", str, entry).strip(), True)
+    else:
+        c.fail(parent, entry, f"{item!r} must be a string (singular) or {{pl: ...}} (plural)")
+    if len(morphology.content_stems(np.text, language)) > MAX_CONTENT_WORDS:
+        c.fail(parent, entry, f"{np.text!r} has more than {MAX_CONTENT_WORDS} content words")
+    return np
+
+
+def _prep(c: Checker, item, key: str, entry: str, function_words: frozenset[str]) -> str:
+    if isinstance(item.get(key), bool):
+        c.fail(item, entry, f"{key} reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
+    prep = c.field(item, key, str, entry)
+    if any(word not in function_words for word in prep.split()):
+        c.fail(item, entry, f"{key} {prep!r} is not a function word (builders/morphology/function_words/)")
+    return prep
+
+
+def _disjoint_roles(c: Checker, entry, name: str, pools: dict[str, list[str]], language: str) -> None:
+    """Agents, themes and locations of a scene share no content word (type I overlap, distinctness)."""
+    owner: dict[str, str] = {}
+    for role, texts in pools.items():
+        role_stems = {}
+        for text in texts:
+            for stem in morphology.content_stems(text, language):
+                role_stems.setdefault(stem, text)
+        for stem, text in role_stems.items():
+            if stem in owner:
+                c.fail(entry, name, f"{text!r} ({role}) shares the word stem {stem!r} with {owner[stem]}")
+        owner.update({stem: f"{text!r} ({role})" for stem, text in role_stems.items()})

@@ -1,0 +1,114 @@
+"""The embedding cache: each unique sentence embedded once, reused across runs, split across processes."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import torch
+from conftest_models import tiny_encoder_dir  # noqa: F401 (fixture)
+
+from blm_models.embedding_cache import EmbeddingCache, EncoderKey, SentenceEmbedder
+from blm_models.encoders import encoder_revision_id, load_encoder, pool
+
+SENTENCES = [
+    "The dog near the tree is barking .",
+    "The dogs near the trees are barking .",
+    "The dog near the trees of the park is barking .",
+    "The computer with the program is broken .",
+    "The computers with the programs of the experiment are broken .",
+    "The lamp is new .",
+]
+
+
+class CountingEncoder(torch.nn.Module):
+    """Wraps an encoder and counts how many sentences went through its forward pass."""
+
+    def __init__(self, encoder) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.config = encoder.config
+        self.sentences_seen = 0
+
+    @property
+    def device(self) -> torch.device:
+        return self.encoder.device
+
+    def forward(self, **inputs):
+        self.sentences_seen += inputs["input_ids"].shape[0]
+        return self.encoder(**inputs)
+
+
+@pytest.fixture(scope="module")
+def encoder_and_tokenizer(tiny_encoder_dir):
+    return load_encoder(str(tiny_encoder_dir))
+
+
+def key_for(directory, encoder, pooling: str = "mean") -> EncoderKey:
+    return EncoderKey(str(directory), encoder_revision_id(str(directory), None, encoder), pooling, 128)
+
+
+def test_each_unique_sentence_is_embedded_once_and_reused_by_the_next_run(
+    tmp_path, tiny_encoder_dir, encoder_and_tokenizer
+):
+    encoder, tokenizer = encoder_and_tokenizer
+    counting = CountingEncoder(encoder)
+    embedder = SentenceEmbedder(counting, tokenizer, batch_size=4)
+    cache = EmbeddingCache(tmp_path, key_for(tiny_encoder_dir, encoder))
+    occurrences = SENTENCES * 3 + SENTENCES[:2]
+    table, stats = cache.embed(occurrences, embedder, progress=False)
+    assert counting.sentences_seen == len(SENTENCES)
+    assert stats == {"requested": len(occurrences), "unique": len(SENTENCES), "cached": 0, "computed": len(SENTENCES)}
+    assert torch.equal(table[0], table[len(SENTENCES)])
+    again, stats = EmbeddingCache(tmp_path, key_for(tiny_encoder_dir, encoder)).embed(SENTENCES, embedder, progress=False)
+    assert counting.sentences_seen == len(SENTENCES) and stats["computed"] == 0
+    assert torch.equal(again, table[: len(SENTENCES)])
+    assert all(path.suffix == ".safetensors" for path in cache.directory.iterdir())
+
+
+def test_length_sorted_batches_give_the_embeddings_of_one_sentence_at_a_time(encoder_and_tokenizer):
+    encoder, tokenizer = encoder_and_tokenizer
+    batched = SentenceEmbedder(encoder, tokenizer, batch_size=3).embed(SENTENCES, progress=False)
+    for i, sentence in enumerate(SENTENCES):
+        inputs = tokenizer([sentence], return_tensors="pt")
+        with torch.no_grad():
+            alone = pool(encoder(**inputs).last_hidden_state, inputs["attention_mask"], "mean")[0]
+        assert torch.allclose(batched[i], alone, atol=1e-5)
+    lengths = [len(ids) for ids in SentenceEmbedder(encoder, tokenizer).tokenize(SENTENCES)]
+    widths = [inputs["input_ids"].shape[1] for _, inputs in SentenceEmbedder(encoder, tokenizer, 2).batches(
+        SentenceEmbedder(encoder, tokenizer).tokenize(SENTENCES))]
+    assert widths == sorted(widths, reverse=True) and widths[0] == max(lengths)
+
+
+def test_pooling_and_weights_are_part_of_the_cache_key(tmp_path, tiny_encoder_dir, encoder_and_tokenizer):
+    encoder, _ = encoder_and_tokenizer
+    mean_key, first_key = key_for(tiny_encoder_dir, encoder, "mean"), key_for(tiny_encoder_dir, encoder, "first")
+    assert mean_key.folder_name != first_key.folder_name
+    other = load_encoder(str(tiny_encoder_dir))[0]
+    torch.nn.init.normal_(other.embeddings.word_embeddings.weight)
+    assert encoder_revision_id(None, None, other) != encoder_revision_id(None, None, encoder)
+    assert encoder_revision_id("any/name", "abc123", other) == "abc123"
+
+
+def test_two_processes_split_the_missing_sentences_and_both_read_all_of_them(
+    tmp_path, tiny_encoder_dir, encoder_and_tokenizer
+):
+    encoder, tokenizer = encoder_and_tokenizer
+    barrier = threading.Barrier(2)
+    counters = [CountingEncoder(encoder), CountingEncoder(encoder)]
+    results: dict[int, torch.Tensor] = {}
+
+    def run(rank: int) -> None:
+        cache = EmbeddingCache(tmp_path, key_for(tiny_encoder_dir, encoder))
+        embedder = SentenceEmbedder(counters[rank], tokenizer)
+        results[rank] = cache.embed(SENTENCES, embedder, rank=rank, world_size=2, barrier=barrier.wait,
+                                    progress=False)[0]
+
+    threads = [threading.Thread(target=run, args=(rank,)) for rank in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [c.sentences_seen for c in counters] == [3, 3]
+    assert torch.equal(results[0], results[1])
+    assert len(list(EmbeddingCache(tmp_path, key_for(tiny_encoder_dir, encoder)).directory.glob("shard-*"))) == 2

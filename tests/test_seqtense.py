@@ -1,0 +1,227 @@
+"""SeqTense and Mixture: the appendix 11.1 template, exact sentences, morphology, validity, audit."""
+
+import copy
+
+import pytest
+import yaml
+
+from blm_datasets.audit import audit_rows
+from blm_datasets.validate import validate_rows
+from builders import registry
+from builders.generate import Options, generate
+from builders.lexicon import LexiconError, load_yaml
+from builders.seqtense import lexicon as st_lexicon
+from builders.seqtense import rules
+
+CONFIGS = [n for n in registry.config_names() if n.split("_")[0] in ("seqtense", "mixture")]
+
+
+def gen(name, size=60, **kw):
+    return generate(registry.get_spec(name), Options(size=size, **kw), progress=False)
+
+
+def test_configs_come_from_the_registry():
+    assert sorted(CONFIGS) == ["mixture_it_typeI", "mixture_it_typeI_balanced",
+                               "seqtense_it_typeI", "seqtense_it_typeI_balanced"]
+
+
+def test_default_size_is_a_few_hundred():
+    spec = registry.get_spec("seqtense_it_typeI")
+    assert registry.generator("seqtense", "it").default_size(spec) == 300
+
+
+def _paper_variant(generator):
+    """Appendix 11.1: unreal then future, Sg first, M first, simple first, attractor in half 2."""
+    return next(i for i, v in enumerate(generator.variants_)
+                if v.periods == ("unreal", "future") and v.number_start == "sg" and v.gender_start == "m"
+                and v.aspect_start == "simple" and v.attractor_half == 1)
+
+
+def test_mixture_reproduces_the_appendix_template():
+    g = registry.generator("mixture", "it")
+    spec = registry.get_spec("mixture_it_typeI")
+    inst = g.realise(spec, ("ragazzo", 0, _paper_variant(g), 0, 0, 0))
+    assert [s.pattern for s in inst.context] == [
+        "SgM-CPas | SgM-CnPr", "PlM-CPas | PlM-CnPr", "SgF-CTrPas | SgF-CnPas", "PlF-CTrPas | PlF-CnPas",
+        "SgM-IFut | attrPlF | SgM-IFut", "PlM-IFutAnt | attrSgM | PlM-IFut", "SgF-IFut | attrPlM | SgF-IFut"]
+    answers = {c.label: (c.sentence.pattern, c.error_class) for c in inst.candidates}
+    assert answers == {
+        "Correct": ("PlF-IFutAnt | attrSgF | PlF-IFut", "CORRECT"),                 # A
+        "WN+WT+WA": ("SgF-IFut | SgF-IFut", "SEQUENCE"),                             # B
+        "WN+WG+WP+WA": ("SgM-CTrPas | SgM-CnPas", "SEQUENCE"),                       # C
+        "WG+WA": ("PlM-IFutAnt | PlM-IFut", "SEQUENCE"),                             # D
+        "WN+WP+AGR+SOT": ("SgF-CTrPas | attrPlF | SgF-CTrPas*VPl", "GRAMMAR"),       # E
+        "WA": ("PlF-IFutAnt | PlF-IFut", "SEQUENCE"),                                # F
+    }
+    assert inst.context[0].text == "Se il ragazzo fosse bravo, allora sarebbe premiato."
+    assert inst.context[3].text == "Se le ragazze fossero state brave, allora sarebbero state premiate."
+    assert inst.candidates[0].sentence.text == ("Se le ragazze saranno state brave, nonostante la pioggia, "
+                                                "allora saranno premiate.")
+
+
+def test_seqtense_fixed_seed_instance_exact_sentences():
+    rec = gen("seqtense_it_typeI")["test"].records[0]
+    assert rec["template"] == "future-real" and rec["lemma"] == "nuotatore"
+    assert rec["context"] == [
+        "Se i nuotatori saranno fortunati, allora saranno ricchi.",
+        "Se il nuotatore sarà fortunato, allora sarà ricco.",
+        "Se le nuotatrici saranno state fortunate, allora saranno ricche.",
+        "Se la nuotatrice sarà stata fortunata, allora sarà ricca.",
+        "Se i nuotatori sono fortunati, allora sono ricchi.",
+        "Se il nuotatore è stato fortunato, allora è ricco.",
+        "Se le nuotatrici sono fortunate, allora sono ricche.",
+    ]
+    # number every sentence, gender every two, aspect a a b b | a b a b, period per half
+    assert rec["context_patterns"] == [
+        "PlM-IFut | PlM-IFut", "SgM-IFut | SgM-IFut", "PlF-IFutAnt | PlF-IFut", "SgF-IFutAnt | SgF-IFut",
+        "PlM-IPr | PlM-IPr", "SgM-IPasPr | SgM-IPr", "PlF-IPr | PlF-IPr"]
+    labels = dict(zip(rec["answer_labels"], rec["answers"]))
+    assert rec["answers"][rec["label"]] == labels["Correct"] == "Se la nuotatrice è stata fortunata, allora è ricca."
+    assert rec["answer_patterns"][rec["label"]] == "SgF-IPasPr | SgF-IPr"
+    assert labels == {
+        "Correct": "Se la nuotatrice è stata fortunata, allora è ricca.",
+        "WN": "Se le nuotatrici sono state fortunate, allora sono ricche.",
+        "WT": "Se la nuotatrice è fortunata, allora è ricca.",
+        "WP": "Se la nuotatrice fosse stata fortunata, allora sarebbe stata ricca.",   # the unused period
+        "SOT": "Se la nuotatrice è stata fortunata, allora fosse ricca.",
+        "PCOND": "Se la nuotatrice sarebbe stata fortunata, allora è ricca.",
+        "AGR": "Se la nuotatrice è stata fortunata, allora sono ricca.",
+    }
+    classes = dict(zip(rec["answer_labels"], rec["answer_error_classes"]))
+    assert {k for k, v in classes.items() if v == "GRAMMAR"} == {"SOT", "PCOND", "AGR"}
+
+
+def test_mixture_fixed_seed_instance_exact_sentences():
+    rec = gen("mixture_it_typeI")["test"].records[0]
+    assert rec["context"][4:] == [
+        "Se i cugini fossero stati stanchi, malgrado la pioggia, allora sarebbero stati nervosi.",
+        "Se il cugino fosse stanco, malgrado i consigli, allora sarebbe nervoso.",
+        "Se le cugine fossero state stanche, malgrado il consiglio, allora sarebbero state nervose.",
+    ]
+    assert rec["answers"][rec["label"]] == "Se la cugina fosse stanca, malgrado le piogge, allora sarebbe nervosa."
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_every_config_is_valid(name):
+    spec = registry.get_spec(name)
+    out = gen(name, size=120)
+    lemmas = [{r["lemma"] for r in o.records} for o in out.values()]
+    assert not lemmas[0] & lemmas[1]
+    for split in out.values():
+        assert not split.rejected
+        report = validate_rows(split.records, spec)
+        assert report["rows"] == len(split.records) > 0
+        assert not any(report["failures"].values()), report
+
+
+def test_same_seed_same_rows_and_balanced_twin_shares_contexts():
+    a, b = gen("mixture_it_typeI"), gen("mixture_it_typeI")
+    assert a["train"].records == b["train"].records
+    twin = gen("mixture_it_typeI_balanced")
+    assert [r["context"] for r in twin["test"].records] == [r["context"] for r in a["test"].records]
+    assert {len(r["answers"]) for r in twin["test"].records} == {8}
+
+
+@pytest.mark.parametrize("name", ["seqtense_it_typeI_balanced", "mixture_it_typeI_balanced"])
+def test_balanced_answer_only_baselines_are_at_chance(name):
+    out = gen(name, size=800)
+    rows = out["test"].records
+    for row in rows:  # four well-formed candidates, each with a GRAMMAR twin
+        assert row["answer_error_classes"].count("GRAMMAR") == 4
+    result = audit_rows(out["train"].records, rows, "it")
+    assert result["chance_wellformed"] == 0.25
+    for base in result["baselines"].values():
+        assert not base["above_chance"], result
+
+
+# --- morphology ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def mixture():
+    return registry.generator("mixture", "it")
+
+
+def _sentence(g, step):
+    from builders.seqtense.realise import Material
+
+    return g.realiser(Material("studente", 0, 1, 0, 0), step).text
+
+
+def test_sequence_of_tense_table(mixture):
+    cases = {
+        ("unreal", "simple"): "Se la studentessa fosse brava, allora sarebbe premiata.",
+        ("unreal", "compound"): "Se la studentessa fosse stata brava, allora sarebbe stata premiata.",
+        ("future", "simple"): "Se la studentessa sarà brava, allora sarà premiata.",
+        ("future", "compound"): "Se la studentessa sarà stata brava, allora sarà premiata.",
+        ("real", "simple"): "Se la studentessa è brava, allora è premiata.",
+        ("real", "compound"): "Se la studentessa è stata brava, allora è premiata.",
+    }
+    for (period, aspect), text in cases.items():
+        assert _sentence(mixture, rules.Step("sg", "f", period, aspect)) == text
+
+
+def test_grammar_corruptions(mixture):
+    gold = rules.Step("pl", "m", "unreal", "compound")
+    assert _sentence(mixture, gold._replace(subjunctive=True)) == (
+        "Se gli studenti fossero stati bravi, allora fossero stati premiati.")
+    assert _sentence(mixture, gold._replace(conditional=True)) == (
+        "Se gli studenti sarebbero stati bravi, allora sarebbero stati premiati.")
+    assert _sentence(mixture, gold._replace(disagree=True)) == (
+        "Se gli studenti fossero stati bravi, allora sarebbe stati premiati.")
+
+
+def test_attractor_never_agrees_in_number_with_the_subject(mixture):
+    for variant in mixture.variants_:
+        for step in variant.steps():
+            if step.attractor:
+                assert step.attractor[0] != step.num
+    step = rules.Step("sg", "m", "future", "simple", attractor=("pl", "f"))
+    assert _sentence(mixture, step) == "Se lo studente sarà bravo, malgrado le piogge, allora sarà premiato."
+
+
+def test_type_i_keeps_one_subject_and_one_adjective_pair():
+    rec = gen("mixture_it_typeI")["train"].records[0]
+    first, *rest = [chunks for chunks in rec["context_chunks"]]
+    adjective = first[1].split()[-1][:-1]  # stem without the agreement vowel
+    assert all(adjective in chunks[1] for chunks in rest)
+
+
+# --- lexicon errors -----------------------------------------------------------------------------
+
+@pytest.fixture()
+def italian():
+    return yaml.safe_load((st_lexicon.HERE / "lexicons" / "it.yaml").read_text())
+
+
+def _check(tmp_path, data):
+    path = tmp_path / "it.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    load_yaml.cache_clear()
+    st_lexicon.check(load_yaml(path), path)
+
+
+def test_shipped_lexicon_passes_the_schema():
+    assert len(st_lexicon.load("it")["subjects"]) >= 30
+
+
+def test_frame_with_unknown_adjective_names_file_line_and_entry(tmp_path, italian):
+    italian["frames"][2]["consequent"] = "sconosciuto"
+    with pytest.raises(LexiconError, match=r"it.yaml:\d+: frames\[2\]: consequent adjective 'sconosciuto'"):
+        _check(tmp_path, italian)
+
+
+def test_invisible_agreement_is_rejected(tmp_path, italian):
+    bad = copy.deepcopy(italian)
+    bad["copula"]["IFut"]["pl"] = bad["copula"]["IFut"]["sg"]
+    with pytest.raises(LexiconError, match="agreement would be invisible"):
+        _check(tmp_path, bad)
+    bad = copy.deepcopy(italian)
+    bad["attractors"]["nouns"][0]["pl"] = bad["attractors"]["nouns"][0]["sg"]
+    with pytest.raises(LexiconError, match="attractor's number would be invisible"):
+        _check(tmp_path, bad)
+
+
+def test_missing_subject_form(tmp_path, italian):
+    del italian["subjects"][4]["f"]
+    with pytest.raises(LexiconError, match="subject 'amico': missing field 'f'"):
+        _check(tmp_path, italian)
