@@ -24,9 +24,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise ValueError("name at least one config, or pass --all (see `blm list`)")
     if args.num_proc < 1:
         raise ValueError(f"--num-proc must be at least 1, got {args.num_proc}")
-    opts = Options(seed=args.seed, size=args.size, split=args.split_mode, test_size=args.test_size)
+    sources = tuple(args.sources) if args.sources else None
+    opts = Options(seed=args.seed, size=args.size, split=args.split_mode, test_size=args.test_size, sources=sources)
     export(names, args.out, opts, num_proc=args.num_proc, audit=not args.no_audit, default=args.default,
-           license_id=args.license, progress=not args.quiet)
+           license_id=args.license, skip_unavailable=args.all, progress=not args.quiet)
     return 0
 
 
@@ -54,6 +55,8 @@ def register(sub) -> None:
     p.add_argument("--split-mode", "--split", dest="split_mode", choices=("lemma", "random"), default="lemma",
                    help="lemma: test lemmas never occur in train (default); random: instance split")
     p.add_argument("--test-size", type=float, help="share of lemmas (or instances) in test")
+    p.add_argument("--sources", nargs="+", help="input files of corpus-based configs (CoNLL-U …); with --all, "
+                   "configs whose files are missing are skipped and listed")
     p.add_argument("--num-proc", type=int, default=default_num_proc(),
                    help="processes (one config each); default: the CPUs available")
     p.add_argument("--default", help="the config load_dataset picks without a name (default: agr_en_typeI)")

@@ -77,6 +77,7 @@ class ExportResult:
     card: Path
     seconds: float = 0.0
     files: list[Path] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
 
 
 def shard_name(split: str, index: int, total: int) -> str:
@@ -166,22 +167,52 @@ def export_config(name: str, out: Path, opts: Options, num_proc: int = 1, audit:
     )
 
 
-def _export_job(job: tuple[str, Path, Options, bool]) -> ConfigSummary:
-    """Worker: export one config; errors come back as picklable exceptions naming the config."""
+@dataclass
+class Skipped:
+    """A config left out of an ``--all`` export because its input files are not available here."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Job:
+    name: str
+    out: Path
+    opts: Options
+    num_proc: int = 1
+    audit: bool = True
+    skip_unavailable: bool = False
+    in_worker: bool = False
+    progress: bool = False
+
+
+def _run_one(job: _Job) -> ConfigSummary | Skipped:
+    """Export one config (in this process or a worker); errors name the config and stay picklable."""
+    from builders.base import SourceUnavailable
     from builders.lexicon import LexiconError
 
-    name, out, opts, audit = job
+    name, skip_unavailable, in_worker = job.name, job.skip_unavailable, job.in_worker
     try:
-        return export_config(name, out, opts, 1, audit)
+        return export_config(name, job.out, job.opts, job.num_proc, job.audit, progress=job.progress)
+    except SourceUnavailable as err:
+        if skip_unavailable:
+            return Skipped(name, str(err))
+        raise ValueError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
     except (ValueError, LexiconError) as err:  # a user-facing problem: the message says what to do
-        raise ValueError(str(err) if str(err).startswith(f"{name}:") else f"{name}: {err}") from None
-    except Exception:  # a bug: keep the worker's traceback in the message
+        raise ValueError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
+    except Exception:
+        if not in_worker:
+            raise
         raise RuntimeError(f"{name}: export failed in a worker process:\n{traceback.format_exc()}") from None
 
 
 def _expected_rows(name: str, opts: Options) -> int:
     spec = registry.get_spec(name)
-    return opts.size or registry.generator(spec.phenomenon, spec.language).default_size(spec)
+    try:
+        return opts.size or registry.generator(spec.phenomenon, spec.language).default_size(spec)
+    except Exception:  # noqa: BLE001 - only an ordering hint; the export itself reports the error
+        return 0
 
 
 def _warm_up(names: list[str], audit: bool) -> None:
@@ -201,14 +232,19 @@ def generation_info(opts: Options) -> dict[str, Any]:
 
     import datasets
 
-    from blm_datasets.digest import source_digest
+    from blm_datasets.digest import files_digest, source_digest
 
     try:
         version = metadata.version("blm-toolkit")
     except metadata.PackageNotFoundError:
         version = "unknown"
-    return {"toolkit_version": version, "datasets_version": datasets.__version__, "digest": source_digest(),
-            "seed": opts.seed, "size": opts.size, "split_mode": opts.split, "test_size": opts.test_size}
+    info = {"toolkit_version": version, "datasets_version": datasets.__version__, "digest": source_digest(),
+            "seed": opts.seed, "size": opts.size, "split_mode": opts.split, "test_size": opts.test_size,
+            "sources": None, "sources_digest": None}
+    if opts.sources:
+        info["sources"] = [Path(p).name for p in opts.sources]
+        info["sources_digest"] = files_digest(opts.sources)
+    return info
 
 
 def prepare_out(out: Path, names: list[str]) -> None:
@@ -231,9 +267,13 @@ def prepare_out(out: Path, names: list[str]) -> None:
 
 
 def export(names: list[str], out: str | Path, opts: Options = Options(), num_proc: int = 1, audit: bool = True,
-           default: str | None = None, license_id: str = "apache-2.0",
+           default: str | None = None, license_id: str = "apache-2.0", skip_unavailable: bool = False,
            report: Callable[[str], None] | None = print, progress: bool = True) -> ExportResult:
-    """Export ``names`` into ``out`` (parquet per config and split, plus the README.md dataset card)."""
+    """Export ``names`` into ``out`` (parquet per config and split, plus the README.md dataset card).
+
+    With ``skip_unavailable`` (``--all``), configs whose input files are missing here are left out
+    and listed in the report and the card instead of failing the export.
+    """
     from tqdm.auto import tqdm
 
     from hub_cards.dataset_card import write_dataset_card
@@ -249,36 +289,47 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
     out = Path(out)
     prepare_out(out, names)
     say = report or (lambda _msg: None)
-    done: dict[str, ConfigSummary] = {}
+    done: dict[str, ConfigSummary | Skipped] = {}
     bar = tqdm(total=len(names), desc="export", unit="config", disable=not progress)
     emit = bar.write if progress and report is print else say
 
-    def finished(summary: ConfigSummary) -> None:
+    def finished(summary: ConfigSummary | Skipped) -> None:
         done[summary.name] = summary
         bar.update(1)
+        if isinstance(summary, Skipped):
+            emit(f"[{len(done)}/{len(names)}] {summary.name}: skipped ({summary.reason})")
+            return
         sizes = ", ".join(f"{s.name} {s.num_examples}" for s in summary.splits)
-        line = f"[{len(done)}/{len(names)}] {summary.name}: {sizes} ({summary.seconds:.1f}s)"
-        emit(line)
+        emit(f"[{len(done)}/{len(names)}] {summary.name}: {sizes} ({summary.seconds:.1f}s)")
 
     if num_proc > 1 and len(names) > 1:
         # one config per process, largest first so the pool stays busy to the end
         order = sorted(names, key=lambda n: -_expected_rows(n, opts))
         _warm_up(names, audit)
+        jobs = [_Job(n, out, opts, 1, audit, skip_unavailable, in_worker=True) for n in order]
         with multiprocessing.get_context("fork").Pool(min(num_proc, len(names))) as pool:
-            for summary in pool.imap_unordered(_export_job, [(n, out, opts, audit) for n in order]):
+            for summary in pool.imap_unordered(_run_one, jobs):
                 finished(summary)
     else:
         for name in names:
-            finished(export_config(name, out, opts, num_proc, audit, progress=progress))
+            finished(_run_one(_Job(name, out, opts, num_proc, audit, skip_unavailable, progress=progress)))
     bar.close()
-    summaries = [done[n] for n in names]
+    summaries = [done[n] for n in names if isinstance(done[n], ConfigSummary)]
+    skipped = [done[n] for n in names if isinstance(done[n], Skipped)]
+    if not summaries:
+        raise ValueError("nothing was exported: " + "; ".join(s.reason for s in skipped))
+    if default is not None and default not in {s.name for s in summaries}:
+        raise ValueError(f"--default {default!r} was skipped: {done[default].reason}")
     info = generation_info(opts)
-    card = write_dataset_card(out, summaries, info, default=default, license_id=license_id)
+    card = write_dataset_card(out, summaries, info, default=default, license_id=license_id,
+                              skipped=[s.name for s in skipped])
     files = sorted(p for p in out.rglob("*") if p.is_file())
-    result = ExportResult(out, summaries, info, card, round(time.perf_counter() - start, 2), files)
+    result = ExportResult(out, summaries, info, card, round(time.perf_counter() - start, 2), files, skipped)
     total_rows = sum(s.num_examples for s in summaries)
     total_mb = sum(p.stat().st_size for p in files) / 1e6
-    say(f"wrote {out}: {len(summaries)} configs, {total_rows} rows, {total_mb:.1f} MB in {result.seconds:.1f}s")
+    say(f"wrote {out}: {len(summaries)} configs, {total_rows} rows, {total_mb:.1f} MB in {result.seconds:.1f}s"
+        + (f"; skipped {len(skipped)} (input files unavailable): {', '.join(s.name for s in skipped)}"
+           if skipped else ""))
     return result
 
 

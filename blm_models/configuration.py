@@ -106,10 +106,14 @@ class BlmConfig(PretrainedConfig):
 
     @property
     def effective_margin_reduction(self) -> str:
-        """`sum` over wrong answers (002 eq. 1) for FFNN/CNN, `mean` (002 eq. 3) for the VAEs, unless set."""
-        if self.margin_reduction is not None:
-            return self.margin_reduction
-        return "mean" if self.head in ("sentence_vae", "two_level_vae") else "sum"
+        """How wrong answers enter the answer-level hinge: `sum` (002 eq. 1) unless set.
+
+        002 eq. 5 writes the two-level VAE's task loss with eq. 3's mean over negatives; that form can
+        reach zero while a wrong answer still outscores the gold one (measured: chance-level picks on
+        the synthetic agreement set for both VAE heads), so eq. 1 is the default for every head and
+        `margin_reduction="mean"` gives eq. 3/5 literally. The sentence level (eq. 4) always uses eq. 3.
+        """
+        return self.margin_reduction or "sum"
 
     def require_embedding_dim(self) -> int:
         """The embedding size, or a clear error when no encoder config was given."""

@@ -113,6 +113,8 @@ def reproduce_command(names: list[str], generation: dict[str, Any], all_names: l
     args += ["--split-mode", generation["split_mode"]]
     if generation.get("test_size"):
         args += ["--test-size", str(generation["test_size"])]
+    if generation.get("sources"):
+        args += ["--sources", *generation["sources"]]
     return shlex.join(args + ["--out", "DIR"])
 
 
@@ -139,7 +141,7 @@ def _phenomena(configs: list) -> list[dict[str, Any]]:
 
 
 def render_dataset_card(configs: list, generation: dict[str, Any], default: str | None = None,
-                        license_id: str = "apache-2.0") -> str:
+                        license_id: str = "apache-2.0", skipped: list[str] | None = None) -> str:
     """The README.md text for exported config summaries (see blm_datasets.export.ConfigSummary)."""
     from blm_datasets.builder import BlmBuilder
     from blm_datasets.export import AUDIT_TEST_SAMPLE, AUDIT_TRAIN_SAMPLE
@@ -165,15 +167,15 @@ def render_dataset_card(configs: list, generation: dict[str, Any], default: str 
         audit_sampled=any(c.audit and c.audit.get("sampled") for c in configs),
         audit_test_sample=AUDIT_TEST_SAMPLE, audit_train_sample=AUDIT_TRAIN_SAMPLE,
         command=reproduce_command(names, generation, registry.config_names()),
-        rejected=", ".join(f"{k} {v}" for k, v in sorted(rejected.items())),
+        rejected=", ".join(f"{k} {v}" for k, v in sorted(rejected.items())), skipped=skipped or [],
     )
 
 
 def write_dataset_card(out: Path, configs: list, generation: dict[str, Any], default: str | None = None,
-                       license_id: str = "apache-2.0") -> Path:
+                       license_id: str = "apache-2.0", skipped: list[str] | None = None) -> Path:
     """Render the card into ``out/README.md``, keeping hand-written text of a previous export's card."""
     path = Path(out) / "README.md"
-    text = render_dataset_card(configs, generation, default, license_id)
+    text = render_dataset_card(configs, generation, default, license_id, skipped)
     if path.exists():
         text = merge_card(path.read_text(encoding="utf-8"), text, keep_foreign_configs=False)
         require_valid(check_dataset_card_data(split_card(text)[0], strict=False), f"{path} (merged)")

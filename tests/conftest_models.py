@@ -159,3 +159,14 @@ def agreement_dir(tmp_path_factory) -> Path:
 def embedding_cache_dir(tmp_path_factory) -> Path:
     """One embedding cache shared by the session's runs, as real runs share one."""
     return tmp_path_factory.mktemp("embedding_cache")
+
+
+@pytest.fixture(autouse=True)
+def single_torch_thread():
+    """Tiny models gain nothing from intra-op threads and lose a lot when the CPU is shared: use one."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)

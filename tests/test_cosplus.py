@@ -182,6 +182,26 @@ def test_weak_masculine_takes_its_accusative():
         "Der Koch schmorte den Hasen."
 
 
+def test_german_morphology_module():
+    from builders.morphology import de
+
+    koch, butter, eis = {"gender": "m", "sg": "Koch", "pl": "Köche"}, {"gender": "f", "sg": "Butter"}, \
+        {"gender": "n", "sg": "Eis"}
+    student = {"gender": "m", "sg": "Student", "acc_sg": "Studenten", "pl": "Studenten"}
+    assert [de.definite(koch, "sg", c) for c in ("nom", "acc", "dat")] == ["der Koch", "den Koch", "dem Koch"]
+    assert [de.definite(butter, "sg", c) for c in ("nom", "acc", "dat")] == ["die Butter", "die Butter", "der Butter"]
+    assert de.definite(eis, "sg", "acc") == "das Eis" and de.definite(koch, "pl", "dat") == "den Köchen"
+    assert de.definite(student, "sg", "acc") == "den Studenten" and de.definite(student, "sg", "dat") == "dem Studenten"
+    assert [de.relative_pronoun(n, "sg", "acc") for n in (koch, butter, eis)] == ["den", "die", "das"]
+    assert de.relative_pronoun(koch, "pl", "dat") == "denen" and de.relative_pronoun(butter, "sg", "gen") == "deren"
+    assert de.prep_phrase("von", koch, "sg") == "vom Koch" and de.prep_phrase("für", eis, "sg") == "für das Eis"
+    assert de.finalize("der Topf, in dem") == "der Topf, in dem"  # relative pronouns never contract
+    with pytest.raises(KeyError, match="needs a 'gen_sg' form"):
+        de.genitive(koch, "sg")
+    with pytest.raises(ValueError, match="case must be one of"):
+        de.definite(koch, "sg", "abl")
+
+
 def test_german_intransitive_forms_can_differ():
     realiser = Realiser(lexicon.load("de"))
     mat = Material("quellen", "Koch", "Reis")

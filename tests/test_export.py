@@ -7,10 +7,12 @@ import pytest
 from huggingface_hub import DatasetCard
 
 import blm_datasets  # noqa: F401  (installs the load_dataset("blm") hook)
+from blm_datasets import export as export_module
 from blm_datasets.cli import main
 from blm_datasets.export import export
 from blm_datasets.features import FEATURES
 from builders import registry
+from builders.base import SourceUnavailable
 from builders.generate import Options, generate
 from hub_cards.dataset_card import COLUMN_DOCS
 from hub_cards.schema import DATASET_REQUIRED, check_dataset_card_data
@@ -107,6 +109,23 @@ def test_reexport_keeps_text_written_outside_generated_sections(tmp_path):
     assert "## Our notes\n\nHand-written.\n\n<!-- blm:begin configs -->" in new_body
     assert new_data["viewer"] is False
     assert "| seed | 7 |" in new_body and "| seed | 42 |" not in new_body
+
+
+def test_configs_without_their_input_files_are_skipped_and_listed(monkeypatch, tmp_path):
+    real_generate = export_module.generate
+
+    def generate_without_sources(spec, opts, **kwargs):
+        if spec.name == NAMES[1]:
+            raise SourceUnavailable(f"{spec.name}: no CoNLL-U sources given; pass --sources")
+        return real_generate(spec, opts, **kwargs)
+
+    monkeypatch.setattr(export_module, "generate", generate_without_sources)
+    result = export(NAMES[:2], tmp_path / "all", Options(size=30), audit=False, skip_unavailable=True,
+                    report=None, progress=False)
+    assert [c.name for c in result.configs] == NAMES[:1] and [s.name for s in result.skipped] == NAMES[1:2]
+    assert f"`{NAMES[1]}`" in result.card.read_text().split("Not in this export")[1]
+    with pytest.raises(ValueError, match="pass --sources"):
+        export(NAMES[:2], tmp_path / "named", Options(size=30), audit=False, report=None, progress=False)
 
 
 def test_every_record_column_is_documented_in_the_card():

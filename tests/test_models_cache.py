@@ -6,7 +6,7 @@ import threading
 
 import pytest
 import torch
-from conftest_models import tiny_encoder_dir  # noqa: F401 (fixture)
+from conftest_models import tiny_encoder_dir, single_torch_thread  # noqa: F401 (fixtures)
 
 from blm_models.embedding_cache import EmbeddingCache, EncoderKey, SentenceEmbedder
 from blm_models.encoders import encoder_revision_id, load_encoder, pool

@@ -6,7 +6,7 @@ import datasets
 import numpy as np
 import pytest
 import torch
-from conftest_models import make_agreement_dataset, tiny_encoder_dir  # noqa: F401 (fixture)
+from conftest_models import make_agreement_dataset, tiny_encoder_dir, single_torch_thread  # noqa: F401 (fixtures)
 from transformers import EvalPrediction
 
 from blm_models.collator import CachedEmbeddingCollator, SentenceBatcher, TokenizingCollator

@@ -6,6 +6,8 @@ import pytest
 import torch
 from transformers import BertConfig
 
+from conftest_models import single_torch_thread  # noqa: F401 (fixture)
+
 from blm_models import BlmConfig, BlmModel, grid_shape
 from blm_models.heads import HEAD_CLASSES, build_head
 from blm_models.losses import CandidateScorer, MaxMarginLoss, gaussian_kl

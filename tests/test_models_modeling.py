@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from conftest_models import make_agreement_dataset, tiny_encoder_dir  # noqa: F401 (fixture)
+from conftest_models import make_agreement_dataset, tiny_encoder_dir, single_torch_thread  # noqa: F401 (fixtures)
 from safetensors.torch import load_file
 from transformers import AutoConfig, AutoModel
 

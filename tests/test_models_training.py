@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest_models import agreement_dir, embedding_cache_dir, tiny_encoder_dir  # noqa: F401 (fixtures)
+from conftest_models import agreement_dir, embedding_cache_dir, tiny_encoder_dir, single_torch_thread  # noqa: F401 (fixtures)
 from safetensors.torch import load_file
 from transformers import TrainerCallback
 

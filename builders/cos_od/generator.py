@@ -116,12 +116,23 @@ class CosOdGenerator(Generator):
         if len(options) < 2:
             return None
         frame = rng.choice(options)
-        return frame, rng.choice([f for f in options if f != frame])
+        texts = self._answer_texts(materials[ANSWER], frame)
+        partners = [f for f in options if f != frame and texts.isdisjoint(self._answer_texts(materials[ANSWER], f))]
+        if not partners:  # e.g. "read": present plural = past
+            return None
+        return frame, rng.choice(partners)
+
+    def _answer_texts(self, mat: Material, frame: str) -> frozenset[str]:
+        """The balanced set's candidates in one frame (two frames must not give the same sentence)."""
+        return frozenset(self.realiser(mat, a.step, frame).text for a in self.answer_sets[True] if not a.other_frame)
 
     # --- planning ------------------------------------------------------------------------------
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
         """Distinct plans; a config and its _balanced twin (same rng) share them, computed once."""
         lemmas = sorted(lemmas)
+        if not lemmas:
+            raise ImpossibleSize(f"{spec.name}: this split has no verbs; lower --test-size or add verbs to "
+                                 f"{lexicon.path_for(self.language, self.phenomenon)}")
         memo_key = (spec.lexical_type, tuple(lemmas), n, rng.getstate())
         if memo_key in self._plan_memo:
             return list(self._plan_memo[memo_key])
@@ -129,7 +140,7 @@ class CosOdGenerator(Generator):
         plans, seen, misses = [], set(), 0
         while len(plans) < n:
             plan = draw(lemmas, rng)
-            key = plan[:2] if plan is not None else None  # the other frame does not change the context
+            key = self._plan_key(plan) if plan is not None else None
             if plan is not None and key not in seen:
                 seen.add(key)
                 plans.append(plan)
@@ -142,6 +153,14 @@ class CosOdGenerator(Generator):
                                          f"words to {lexicon.path_for(self.language, self.phenomenon)}")
         self._plan_memo[memo_key] = tuple(plans)
         return plans
+
+    def _plan_key(self, plan: Plan) -> Hashable:
+        """What the records of a plan show: its context and the answer's words and frame (the other
+        frame only changes the balanced twin, whose context is the same)."""
+        materials, frames, _ = plan
+        context = tuple(self._sentence(materials[i], i, frames[i // 2]).text for i in range(self.context_size))
+        answer = materials[ANSWER]
+        return context, (answer.verb, answer.agent, answer.theme, answer.bynp), frames[-1]
 
     def _with_frames(self, materials: tuple[Material, ...], ctx: "Context", rng: random.Random) -> Plan | None:
         chosen = self._pair_frames(materials, ctx, rng)
@@ -166,7 +185,7 @@ class CosOdGenerator(Generator):
         return self._with_frames(tuple(materials), self._context("II"), rng)
 
     def _plan_type3(self, lemmas: Sequence[str], rng: random.Random) -> Plan | None:
-        """Eight verbs, one per sentence, chosen greedily so that no content word repeats.
+        """Eight verbs, one per sentence, each sentence built so that no content word repeats.
 
         The answer's verb is the instance's lemma and comes from ``lemmas``; the context verbs too,
         unless the split has fewer than eight verbs (a lemma-split test set), where the context
@@ -177,54 +196,93 @@ class CosOdGenerator(Generator):
         pool = [v for v in pool if v != answer_verb]
         rng.shuffle(pool)
         materials: list[Material | None] = [None] * 8
-        materials[ANSWER] = self._random_material(answer_verb, rng)
-        ctx, chosen, used_verbs = self._context("III"), [], set()
-        for pair in self.pairs[:-1]:
+        answer = self._random_material(answer_verb, rng)
+        materials[ANSWER] = answer._replace(pnp=self.lex["verbs_by_lemma"][answer_verb]["p_nps"][0].text)
+        ctx, chosen = self._context("III"), []
+        for pair in self.pairs:
+            indices = [i for i in pair if i != ANSWER]
             options = [f for f in self.frames if f not in chosen]
             rng.shuffle(options)
-            for frame in options:
-                picks = self._fill_type3(pair, frame, pool, used_verbs, ctx, rng)
-                if picks is not None:
+            for frame in options[:TYPE_III_TRIES]:
+                picks = self._fill_type3(indices, frame, pool, materials, ctx, rng)
+                if picks is None:
+                    continue
+                if ANSWER in pair:  # sentence 7: its frame and the other frame come from one set
+                    trial = list(materials)
+                    trial[indices[0]] = picks[0]
+                    last = self._answer_frames(trial, chosen, ctx, rng)
+                    if last is None:
+                        continue
+                    return tuple(trial), (*chosen, last[0]), last[1]
+                for i, mat in zip(indices, picks):
+                    materials[i] = mat
+                ctx.add([self._sentence(m, i, frame) for i, m in zip(indices, picks)])
+                chosen.append(frame)
+                break
+            else:
+                return None
+        return None
+
+    def _fill_type3(self, indices, frame, pool, materials, ctx: "TypeIIIContext", rng) -> list[Material] | None:
+        """Materials for the sentences ``indices`` in ``frame``, sharing no content word with ``ctx``."""
+        taken = {m.verb for m in materials if m is not None}
+        used = set(ctx.used)
+        picks = []
+        for i in indices:
+            for verb in pool:
+                if verb in taken:
+                    continue
+                mat = self._build_type3(i, frame, verb, used, rng)
+                if mat is not None:
                     break
             else:
                 return None
-            chosen.append(frame)
-            for i, mat in picks.items():
-                materials[i] = mat
-                used_verbs.add(mat.verb)
-        s7 = ANSWER - 1
-        for verb in [v for v in pool if v not in used_verbs]:
-            for _ in range(TYPE_III_TRIES):
-                materials[s7] = self._random_material(verb, rng)
-                last = self._answer_frames(materials, chosen, ctx, rng)
-                if last is not None:
-                    return tuple(materials), (*chosen, last[0]), last[1]
+            stems = self._stems(self._sentence(mat, i, frame))
+            if not stems.isdisjoint(used):  # components and sentence disagree: never expected
+                return None
+            used |= stems
+            taken.add(verb)
+            picks.append(mat)
+        return picks
+
+    def _build_type3(self, i: int, frame: str, verb: str, used: set[str], rng: random.Random) -> Material | None:
+        """Sentence ``i`` of ``verb`` in ``frame`` with words whose content stems avoid ``used``.
+
+        A sentence's content stems are the union of those of its phrases (subject, verb group,
+        complements), so each slot is filled from the words that still fit; slots the sentence does
+        not use get the verb's first word, so equal sentences come from equal plans.
+        """
+        entry = self.lex["verbs_by_lemma"][verb]
+        if frame in entry["not_with"]:
+            return None
+        step = self.steps[i]
+        stems = self._word_stems
+        pools = {"agent": entry["agents"], "theme": entry["themes"],
+                 "pnp": [p.text for p in entry["p_nps"] if frame not in p.not_with],
+                 "bynp": [p.text for p in entry["by_nps"] if frame not in p.not_with]}
+        subject_slot = rules.SLOT[step.subject]
+        subjects = [n for n in pools[subject_slot] if stems(n).isdisjoint(used)]
+        rng.shuffle(subjects)
+        for subject in subjects[:3]:
+            acc = used | stems(subject)
+            verb_stems = stems(self.realiser.verb_group(verb, frame, step.voice, subject, step.si))
+            if not verb_stems.isdisjoint(acc):
+                continue
+            acc |= verb_stems
+            choice = {subject_slot: subject}
+            for slot in sorted(step.slots() - {subject_slot}):
+                options = [w for w in pools[slot] if stems(w).isdisjoint(acc)]
+                if not options:
+                    break
+                choice[slot] = rng.choice(options)
+                acc |= stems(choice[slot])
+            else:
+                return Material(verb, choice.get("agent", entry["agents"][0]), choice.get("theme", entry["themes"][0]),
+                                choice.get("pnp", entry["p_nps"][0].text), choice.get("bynp", entry["by_nps"][0].text))
         return None
 
-    def _fill_type3(self, pair, frame, pool, used_verbs, ctx: "Context", rng) -> dict | None:
-        """Materials for the two sentences of a pair in ``frame``; added to ``ctx`` only if both fit."""
-        picks, new = {}, []
-        taken = set(used_verbs)
-        for i in pair:
-            found = None
-            for verb in (v for v in pool if v not in taken):
-                for _ in range(TYPE_III_TRIES):
-                    mat = self._random_material(verb, rng)
-                    if not self.realiser.allows(mat, self.steps[i], frame):
-                        continue
-                    sentence = self._sentence(mat, i, frame)
-                    if ctx.fits(new + [sentence]):
-                        found = mat, sentence
-                        break
-                if found:
-                    break
-            if not found:
-                return None
-            picks[i] = found[0]
-            new.append(found[1])
-            taken.add(found[0].verb)
-        ctx.add(new)
-        return picks
+    def _word_stems(self, text: str) -> frozenset[str]:
+        return morphology.content_stems(text, self.language)
 
     # --- realisation ---------------------------------------------------------------------------
     def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:

@@ -7,6 +7,7 @@ import functools
 import itertools
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Hashable
 
 from builders import morphology
@@ -21,8 +22,6 @@ PICK_TRIES = 30       # agent/patient draws per verb when looking for unused ste
 
 @functools.cache
 def _template() -> dict:
-    from pathlib import Path
-
     return load_yaml(Path(__file__).with_name("template.yaml"))
 
 

@@ -9,7 +9,7 @@ from typing import NamedTuple
 from builders import morphology
 from builders.lexicon import Checker, LexiconError, load_yaml
 from builders.sprayload import verbs
-from builders.sprayload.lexicon import MAX_CONTENT_WORDS, NP
+from builders.sprayload.lexicon import MAX_CONTENT_WORDS, NP, disjoint_roles
 
 HERE = Path(__file__).parent
 MIN_POOL = 5          # five agents, themes and locations per scene
@@ -81,7 +81,7 @@ def check(lex, path: Path) -> Lexicon:
         for role, pool in (("agents", agents), ("themes", themes), ("locations", locations)):
             if len(pool) < MIN_POOL:
                 c.fail(entry, name, f"{role!r} needs at least {MIN_POOL} noun phrases, has {len(pool)}")
-        _disjoint_roles(c, entry, name, {"agents": [a.text for a in agents], "themes": [t.text for t in themes],
+        disjoint_roles(c, entry, name, {"agents": [a.text for a in agents], "themes": [t.text for t in themes],
                                          "locations": [loc.text for loc in locations]}, language)
         scenes.append(Scene(sid, tuple(scene_verbs), agents, themes, tuple(locations)))
     unused = sorted(set(forms) - {v for s in scenes for v in s.verbs})
@@ -114,17 +114,3 @@ def _prep(c: Checker, item, key: str, entry: str, function_words: frozenset[str]
     if any(word not in function_words for word in prep.split()):
         c.fail(item, entry, f"{key} {prep!r} is not a function word (builders/morphology/function_words/)")
     return prep
-
-
-def _disjoint_roles(c: Checker, entry, name: str, pools: dict[str, list[str]], language: str) -> None:
-    """Agents, themes and locations of a scene share no content word (type I overlap, distinctness)."""
-    owner: dict[str, str] = {}
-    for role, texts in pools.items():
-        role_stems = {}
-        for text in texts:
-            for stem in morphology.content_stems(text, language):
-                role_stems.setdefault(stem, text)
-        for stem, text in role_stems.items():
-            if stem in owner:
-                c.fail(entry, name, f"{text!r} ({role}) shares the word stem {stem!r} with {owner[stem]}")
-        owner.update({stem: f"{text!r} ({role})" for stem, text in role_stems.items()})

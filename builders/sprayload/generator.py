@@ -203,14 +203,18 @@ class SprayLoadGenerator(Generator):
     def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
         kind, frame_index, mats = plan
         materials = [mats] * 8 if kind == "I" else list(mats)
-        frame = self.frames[frame_index]
-        steps = [rules.Step(slots, frame) for slots in self.sequences[spec.variant]]
-        context = [self._sentence(materials[i], steps[i]) for i in range(7)]
+        steps = self._steps(spec.variant, self.frames[frame_index])
+        sentence = self._sentence if kind == "I" else self.realiser   # only type I sentences recur
+        context = [sentence(materials[i], steps[i]) for i in range(7)]
         gold = steps[7]
         answers = self._balanced(gold, plan) if spec.balanced else self._paper_answers(gold)
-        candidates = [Candidate(self._sentence(materials[7], step), label, cls) for step, label, cls in answers]
+        candidates = [Candidate(sentence(materials[7], step), label, cls) for step, label, cls in answers]
         return Instance(context, candidates, lemma=self.entries[materials[7].verb].lemma,
                         template=self.names[spec.variant])
+
+    @functools.lru_cache(maxsize=None)
+    def _steps(self, variant: str, frame: str) -> tuple[rules.Step, ...]:
+        return tuple(rules.Step(slots, frame) for slots in self.sequences[variant])
 
     @functools.lru_cache(maxsize=None)
     def _paper_answers(self, gold: rules.Step):

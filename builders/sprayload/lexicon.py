@@ -77,7 +77,8 @@ def check(lex, path: Path) -> tuple[VerbEntry, ...]:
         repeated = sorted({t for t in texts if texts.count(t) > 1})
         if repeated:
             c.fail(entry, name, f"noun phrases must be distinct across agents, themes and locations: {repeated}")
-        _disjoint_roles(c, entry, name, verb, pools, language)
+        disjoint_roles(c, entry, name, {role: [np.text for np in pool] for role, pool in pools.items()}, language,
+                       {stem: "the verb" for stem in morphology.content_stems(" ".join(verb), language)})
         loc_preps = {np.prep or preps["loc_prep"] for np in pools["locations"]}
         for key, prep in [*preps.items(), *((f"locations prep {p!r}", p) for p in loc_preps)]:
             if any(word not in function_words for word in prep.split()):
@@ -94,15 +95,17 @@ def check(lex, path: Path) -> tuple[VerbEntry, ...]:
     return tuple(out)
 
 
-def _disjoint_roles(c: Checker, entry, name: str, verb: verbs.Verb, pools: dict, language: str) -> None:
-    """Agents, themes and locations of a verb share no content word with each other or the verb
-    (the gardener / the garden): sentences with fewer words would fall below type I overlap."""
-    owner = {stem: "the verb" for stem in morphology.content_stems(" ".join(verb), language)}
-    for role, pool in pools.items():
-        role_stems = {}
-        for np in pool:
-            for stem in morphology.content_stems(np.text, language):
-                role_stems.setdefault(stem, np.text)
+def disjoint_roles(c: Checker, entry, name: str, pools: dict[str, list[str]], language: str,
+                   owner: dict[str, str] | None = None) -> None:
+    """The noun phrases of different roles share no content word with each other or with ``owner``
+    (stem -> what uses it, e.g. the verb): "the gardener sowed the garden" would leave type I
+    sentences too few distinct words, and roles must stay tellable apart."""
+    owner = dict(owner or {})
+    for role, texts in pools.items():
+        role_stems: dict[str, str] = {}
+        for text in texts:
+            for stem in morphology.content_stems(text, language):
+                role_stems.setdefault(stem, text)
         for stem, text in role_stems.items():
             if stem in owner:
                 c.fail(entry, name, f"{text!r} ({role}) shares the word stem {stem!r} with {owner[stem]}")
@@ -118,6 +121,8 @@ def _np(c: Checker, item, parent, entry: str, location: bool, language: str) -> 
         if set(item) - allowed or len({"np", "pl"} & set(item)) != 1:
             c.fail(item, entry, f"{dict(item)} must have exactly one of 'np' (singular) or 'pl' (plural)"
                                 + (" and optionally 'prep'" if location else ""))
+        if isinstance(item.get("prep"), bool):
+            c.fail(item, entry, "prep reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
         key = "np" if "np" in item else "pl"
         text = c.field(item, key, str, entry)
         np = NP(text.strip(), key == "pl", c.field(item, "prep", str, entry) if "prep" in item else "")

@@ -1,0 +1,69 @@
+"""Export BLM rows in the CALAMITA layout (BLM-It, Jiang et al. 2024, Figs. 7 and 10).
+
+Each instance becomes one JSON object::
+
+    {"ID": 215,
+     "Context": [7 sentences],
+     "Context_concatenated": "1\\t<sentence 1>\\n2\\t<sentence 2>...",
+     "Answer_set": [candidates],
+     "Answer_concatenated": "A\\t<candidate A>\\nB\\t<candidate B>...",
+     "Correct_option": "E",
+     "Correct_answer": "<the gold candidate>",
+     "Answer_set_annotation": [{"label": "IR-TRANS", "value": false, "option": "A"}, ...],
+     "Verb": "disegnare"}
+
+Candidates keep the order of the row (already shuffled, gold at ``label``) and are lettered A, B,
+C … in that order; labels are the toolkit's (SPEC §4).
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+LETTERS = string.ascii_uppercase
+
+
+def option_letter(position: int) -> str:
+    """A, B, … Z for answer positions 0 … 25 (answer sets have at most 10 candidates)."""
+    if not 0 <= position < len(LETTERS):
+        raise ValueError(f"answer position {position} has no option letter (at most {len(LETTERS)} candidates)")
+    return LETTERS[position]
+
+
+def to_calamita(row: Mapping[str, Any], index: int, verb_key: str = "lemma") -> dict[str, Any]:
+    """One BLM row (the toolkit's record) as a CALAMITA instance with ``ID`` = ``index``."""
+    if verb_key not in row:
+        raise KeyError(f"row {row.get('id', index)!r} has no column {verb_key!r} for the Verb field; "
+                       f"columns: {', '.join(row)}")
+    context, answers, gold = list(row["context"]), list(row["answers"]), int(row["label"])
+    letters = [option_letter(i) for i in range(len(answers))]
+    return {
+        "ID": index,
+        "Context": context,
+        "Context_concatenated": "\n".join(f"{i}\t{sentence}" for i, sentence in enumerate(context, 1)),
+        "Answer_set": answers,
+        "Answer_concatenated": "\n".join(f"{letter}\t{answer}" for letter, answer in zip(letters, answers)),
+        "Correct_option": letters[gold],
+        "Correct_answer": answers[gold],
+        "Answer_set_annotation": [
+            {"label": label, "value": i == gold, "option": letters[i]}
+            for i, label in enumerate(row["answer_labels"])
+        ],
+        "Verb": row[verb_key],
+    }
+
+
+def write_calamita(rows: Iterable[Mapping[str, Any]], path: str | Path, verb_key: str = "lemma") -> int:
+    """Write ``rows`` as one CALAMITA JSON list (UTF-8, IDs 0, 1, … in row order); return the count."""
+    instances = [to_calamita(row, i, verb_key) for i, row in enumerate(rows)]
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(instances, handle, ensure_ascii=False, indent=1)
+        handle.write("\n")
+    return len(instances)
