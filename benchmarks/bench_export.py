@@ -38,13 +38,15 @@ def main() -> int:
         out = Path(args.out) if args.out else Path(tmp) / "blm"
         start = time.perf_counter()
         result = export(names, out, Options(size=args.size), num_proc=args.num_proc, audit=not args.no_audit,
-                        progress=False)
+                        skip_unavailable=True, progress=False)
         elapsed = time.perf_counter() - start
         megabytes = sum(p.stat().st_size for p in result.files) / 1e6
     rows = sum(c.num_examples for c in result.configs)
+    if result.skipped:
+        print(f"skipped (input files unavailable): {', '.join(s.name for s in result.skipped)}")
     cpu = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
               for f in ("ru_utime", "ru_stime"))
-    print(f"export of {len(names)} configs, {rows} rows, {megabytes:.1f} MB: {elapsed:.1f}s wall, "
+    print(f"export of {len(result.configs)} configs, {rows} rows, {megabytes:.1f} MB: {elapsed:.1f}s wall, "
           f"{cpu:.0f} CPU-seconds (num_proc={args.num_proc}, audit={'off' if args.no_audit else 'on'}, "
           f"{os.cpu_count()} CPUs, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after)")
     if elapsed > args.budget:

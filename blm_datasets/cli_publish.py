@@ -11,13 +11,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     from builders import registry
     from builders.generate import Options
 
-    if args.all and args.names:
-        raise ValueError("give config names or --all, not both")
-    if args.all:
+    if args.names and (args.all or args.phenomenon):
+        raise ValueError("give config names, or --all / --phenomenon, not both")
+    if args.all or args.phenomenon:
         names = [n for n in registry.config_names()
                  if not args.phenomenon or registry.get_spec(n).phenomenon == args.phenomenon]
         if not names:
-            raise ValueError(f"no config of phenomenon {args.phenomenon!r} (see `blm list`)")
+            known = ", ".join(dict.fromkeys(registry.get_spec(n).phenomenon for n in registry.config_names()))
+            raise ValueError(f"no config of phenomenon {args.phenomenon!r}; known: {known}")
     elif args.names:
         names = args.names
     else:
@@ -27,7 +28,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     sources = tuple(args.sources) if args.sources else None
     opts = Options(seed=args.seed, size=args.size, split=args.split_mode, test_size=args.test_size, sources=sources)
     export(names, args.out, opts, num_proc=args.num_proc, audit=not args.no_audit, default=args.default,
-           license_id=args.license, skip_unavailable=args.all, progress=not args.quiet)
+           license_id=args.license, skip_unavailable=not args.names, progress=not args.quiet)
     return 0
 
 
@@ -48,7 +49,7 @@ def register(sub) -> None:
     p = sub.add_parser("export", help="write configs as parquet files plus a dataset card (README.md)")
     p.add_argument("names", nargs="*", help="config names (see `blm list`)")
     p.add_argument("--all", action="store_true", help="every registered config")
-    p.add_argument("--phenomenon", help="with --all: only this phenomenon")
+    p.add_argument("--phenomenon", help="every config of this phenomenon")
     p.add_argument("--out", required=True, help="folder to write (empty, new, or a previous export)")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--size", type=int, help="instances per config (train + test); default: the paper's")

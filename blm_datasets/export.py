@@ -8,6 +8,7 @@ the bytes written depend only on the seed, the options and the toolkit's source 
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import random
@@ -219,7 +220,8 @@ def _warm_up(names: list[str], audit: bool) -> None:
     """Load lexicons (and the audit's libraries) once before forking, so workers inherit them."""
     for name in names:
         spec = registry.get_spec(name)
-        registry.generator(spec.phenomenon, spec.language)
+        with contextlib.suppress(Exception):  # a broken config fails in its own job, with its name
+            registry.generator(spec.phenomenon, spec.language)
     if audit:
         import scipy.stats  # noqa: F401
         import sklearn.feature_extraction.text  # noqa: F401

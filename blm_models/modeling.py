@@ -160,7 +160,10 @@ class BlmModel(PreTrainedModel):
 
     def embed_tokens(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         """Sentence embeddings [U, d] from token ids, pooled as the config says."""
-        hidden = self.sentence_encoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        encoder = self.sentence_encoder()
+        if encoder.device != input_ids.device:  # the frozen encoder is not a submodule, so .to() does not move it
+            encoder.to(input_ids.device)
+        hidden = encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
         return pool(hidden, attention_mask, self.config.pooling)
 
     # --- forward --------------------------------------------------------------------------------------

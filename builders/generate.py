@@ -122,6 +122,8 @@ def gold_positions(n: int, k: int, rng: random.Random) -> list[int]:
 
 def generate_split(spec: ConfigSpec, split: str, plans: list[Hashable], opts: Options,
                    num_proc: int = 1, progress: bool = True) -> SplitOutput:
+    import blm_datasets.validate  # noqa: F401 - import before forking, not once per worker
+
     gen = registry.generator(spec.phenomenon, spec.language)
     if not plans:
         return SplitOutput([], 0)

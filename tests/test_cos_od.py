@@ -366,3 +366,18 @@ def test_impossible_sizes_fail_clearly(monkeypatch):
     monkeypatch.setattr(g, "_plan_type1", lambda lemmas, rng: plan)
     with pytest.raises(ImpossibleSize, match="found only 1 distinct instances of the 5 asked"):
         g.plan(spec, ["melt"], 5, __import__("random").Random(1))
+
+
+@pytest.mark.parametrize("name", ["cos_it_typeIII", "od_en_typeII"])
+def test_planning_stems_equal_the_validators_stems(name):
+    """Plans are checked on the union of the phrases' stems; it must equal the sentence's stems."""
+    from builders import morphology
+
+    spec = registry.get_spec(name)
+    g = registry.generator(spec.phenomenon, spec.language)
+    plans = g.plan(spec, g.lemmas(spec), 30, __import__("random").Random(2))
+    for materials, frames, _ in plans:
+        for i in range(7):
+            sentence = g.realiser(materials[i], g.steps[i], frames[i // 2])
+            assert g.realiser.stems(materials[i], g.steps[i], frames[i // 2]) == \
+                morphology.content_stems(sentence.text, spec.language)

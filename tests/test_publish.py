@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from unittest import mock
 
 import pytest
+from conftest_models import tiny_encoder_dir  # noqa: F401 (fixture)
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, ModelCard
 from huggingface_hub.errors import OfflineModeIsEnabled
 
@@ -185,3 +187,22 @@ def test_push_checkpoint_uploads_folder_and_card_in_one_commit(tmp_path):
 def test_push_checkpoint_needs_a_saved_model(tmp_path):
     with pytest.raises(ValueError, match="no saved model"):
         push_checkpoint(tmp_path, "org/x", api=fake_api())
+
+
+def test_a_pushed_checkpoint_loads_with_automodel_without_remote_code(tmp_path, tiny_encoder_dir):
+    from transformers import AutoModel
+
+    from blm_models import BlmModel
+
+    run = tmp_path / "run"
+    BlmModel.from_encoder(str(tiny_encoder_dir), head="ffnn").save_pretrained(run)
+    write_model_card(run, FAKE_METRICS)
+    api = fake_api()
+    push_checkpoint(run, "org/blm-solver", api=api)
+    downloaded = tmp_path / "downloaded"  # what a user gets back from the repo: exactly the committed files
+    for op in committed(api)[0]:
+        target = downloaded / op.path_in_repo
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = op.path_or_fileobj
+        target.write_bytes(data if isinstance(data, bytes) else Path(data).read_bytes())
+    assert type(AutoModel.from_pretrained(downloaded)) is BlmModel

@@ -6,7 +6,7 @@ Both verb classes share the template machinery; they differ in the lexicon
 
 from __future__ import annotations
 
-import itertools
+import functools
 import random
 from collections.abc import Sequence
 from typing import Hashable
@@ -14,11 +14,11 @@ from typing import Hashable
 from builders import morphology
 from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, Sentence
 from builders.cos_od import lexicon, rules, verbs
+from builders.cos_od.contexts import CONTEXTS, Context, TypeIIIContext
 from builders.cos_od.realise import Material, Realiser
 from builders.lexicon import load_yaml
 
 MAX_MISSES = 20_000        # consecutive draws without a new instance before giving up
-TYPE_II_MIN_MEAN = 0.22    # the validator asks for a mean pairwise Jaccard >= 0.2 in type II
 TYPE_III_TRIES = 6         # materials tried per verb when filling a type III sentence
 ANSWER = 7                 # index of the answer step in the 8-step sequence
 
@@ -44,6 +44,9 @@ class CosOdGenerator(Generator):
         self.pairs = [tuple(p) for p in self.template["frame_pairs"]]
         self.realiser = Realiser(self.lex)
         self._plan_memo: dict = {}
+        # the words each step shows (the answer: those of every candidate)
+        self.slot_order = [sorted(s.slots()) for s in self.steps]
+        self.slot_order[ANSWER] = ["agent", "bynp", "theme"]
         gold = self.steps[ANSWER]
         self.answer_sets = {  # keyed by spec.balanced
             False: rules.paper_answers(gold, self.template["candidates"], self.marker),
@@ -78,21 +81,27 @@ class CosOdGenerator(Generator):
     def _sentence(self, mat: Material, index: int, frame: str) -> Sentence:
         return self.realiser(mat, self.steps[index], frame)
 
-    def _stems(self, sentence: Sentence) -> frozenset[str]:
-        return morphology.content_stems(sentence.text, self.language)
+    def _stems(self, mat: Material, index: int, frame: str) -> frozenset[str]:
+        return self.realiser.stems(mat, self.steps[index], frame)
 
-    def _context(self, lexical_type: str) -> "Context":
-        return {"I": TypeIContext, "II": TypeIIContext, "III": TypeIIIContext}[lexical_type](self)
+    def _context(self, lexical_type: str) -> Context:
+        return CONTEXTS[lexical_type](self.type_i_min_jaccard)
 
-    def _pair_frames(self, materials: Sequence[Material], ctx: "Context", rng: random.Random) -> list[str] | None:
+    def _pair_frames(self, materials: Sequence[Material], ctx: Context, rng: random.Random) -> list[str] | None:
         """Frames of the first three pairs (all different), adding their sentences to ``ctx``."""
         chosen: list[str] = []
         for pair in self.pairs[:-1]:
             options = [f for f in self.frames if f not in chosen
                        and all(self.realiser.allows(materials[i], self.steps[i], f) for i in pair)]
             rng.shuffle(options)
+            if not ctx.checks_pairs:
+                if not options:
+                    return None
+                chosen.append(options[0])
+                ctx.add([self._stems(materials[i], i, options[0]) for i in pair])
+                continue
             for frame in options:
-                new = [self._sentence(materials[i], i, frame) for i in pair]
+                new = [self._stems(materials[i], i, frame) for i in pair]
                 if ctx.fits(new):
                     chosen.append(frame)
                     ctx.add(new)
@@ -101,7 +110,7 @@ class CosOdGenerator(Generator):
                 return None
         return chosen
 
-    def _answer_frames(self, materials: Sequence[Material], chosen: Sequence[str], ctx: "Context",
+    def _answer_frames(self, materials: Sequence[Material], chosen: Sequence[str], ctx: Context,
                        rng: random.Random) -> tuple[str, str] | None:
         """Frame of sentences 7-8 and the balanced set's other frame, drawn from the same set.
 
@@ -112,19 +121,25 @@ class CosOdGenerator(Generator):
         options = [f for f in self.frames if f not in chosen
                    and self.realiser.allows(materials[s7], self.steps[s7], f)
                    and self.realiser.allows(materials[ANSWER], self.steps[ANSWER], f)
-                   and ctx.fits([self._sentence(materials[s7], s7, f)], last=True)]
+                   and ctx.fits([self._stems(materials[s7], s7, f)], last=True)]
         if len(options) < 2:
             return None
         frame = rng.choice(options)
-        texts = self._answer_texts(materials[ANSWER], frame)
-        partners = [f for f in options if f != frame and texts.isdisjoint(self._answer_texts(materials[ANSWER], f))]
+        groups = self._answer_verb_groups(materials[ANSWER], frame)
+        partners = [f for f in options
+                    if f != frame and groups.isdisjoint(self._answer_verb_groups(materials[ANSWER], f))]
         if not partners:  # e.g. "read": present plural = past
             return None
         return frame, rng.choice(partners)
 
-    def _answer_texts(self, mat: Material, frame: str) -> frozenset[str]:
-        """The balanced set's candidates in one frame (two frames must not give the same sentence)."""
-        return frozenset(self.realiser(mat, a.step, frame).text for a in self.answer_sets[True] if not a.other_frame)
+    def _answer_verb_groups(self, mat: Material, frame: str) -> frozenset[tuple[str, str]]:
+        """(subject, verb group) of the balanced candidates in one frame: two frames must not give
+        the same sentence, and the frame only changes the verb group."""
+        out = set()
+        for answer in self.answer_sets[True]:
+            step, subject = answer.step, mat.role(answer.step.subject)
+            out.add((subject, self.realiser.verb_group(mat.verb, frame, step.voice, subject, step.si)))
+        return frozenset(out)
 
     # --- planning ------------------------------------------------------------------------------
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
@@ -158,11 +173,10 @@ class CosOdGenerator(Generator):
         """What the records of a plan show: its context and the answer's words and frame (the other
         frame only changes the balanced twin, whose context is the same)."""
         materials, frames, _ = plan
-        context = tuple(self._sentence(materials[i], i, frames[i // 2]).text for i in range(self.context_size))
-        answer = materials[ANSWER]
-        return context, (answer.verb, answer.agent, answer.theme, answer.bynp), frames[-1]
+        return tuple((materials[i].verb, *(getattr(materials[i], slot) for slot in self.slot_order[i]), frames[i // 2])
+                     for i in range(len(self.steps)))
 
-    def _with_frames(self, materials: tuple[Material, ...], ctx: "Context", rng: random.Random) -> Plan | None:
+    def _with_frames(self, materials: tuple[Material, ...], ctx: Context, rng: random.Random) -> Plan | None:
         chosen = self._pair_frames(materials, ctx, rng)
         if chosen is None:
             return None
@@ -216,14 +230,14 @@ class CosOdGenerator(Generator):
                     return tuple(trial), (*chosen, last[0]), last[1]
                 for i, mat in zip(indices, picks):
                     materials[i] = mat
-                ctx.add([self._sentence(m, i, frame) for i, m in zip(indices, picks)])
+                ctx.add([self._stems(m, i, frame) for i, m in zip(indices, picks)])
                 chosen.append(frame)
                 break
             else:
                 return None
         return None
 
-    def _fill_type3(self, indices, frame, pool, materials, ctx: "TypeIIIContext", rng) -> list[Material] | None:
+    def _fill_type3(self, indices, frame, pool, materials, ctx: TypeIIIContext, rng) -> list[Material] | None:
         """Materials for the sentences ``indices`` in ``frame``, sharing no content word with ``ctx``."""
         taken = {m.verb for m in materials if m is not None}
         used = set(ctx.used)
@@ -237,8 +251,8 @@ class CosOdGenerator(Generator):
                     break
             else:
                 return None
-            stems = self._stems(self._sentence(mat, i, frame))
-            if not stems.isdisjoint(used):  # components and sentence disagree: never expected
+            stems = self._stems(mat, i, frame)
+            if not stems.isdisjoint(used):  # the components and the sentence disagree: never expected
                 return None
             used |= stems
             taken.add(verb)
@@ -287,12 +301,16 @@ class CosOdGenerator(Generator):
     # --- realisation ---------------------------------------------------------------------------
     def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
         materials, frames, other_frame = plan
-        context = [self._sentence(materials[i], i, frames[i // 2]) for i in range(self.context_size)]
-        answers = self.answer_sets[spec.balanced]
-        candidates = [Candidate(self.realiser(materials[ANSWER], a.step, other_frame if a.other_frame else frames[-1]),
-                                a.label, a.error_class) for a in answers]
+        realise, steps = self.realiser, self.steps
+        context = [realise(materials[i], steps[i], frames[i // 2]) for i in range(self.context_size)]
+        candidates = list(self._candidates(materials[ANSWER], frames[-1], other_frame, spec.balanced))
         return Instance(context, candidates, lemma=materials[ANSWER].verb, template=self.phenomenon,
                         meta={"frames": frames})
+
+    @functools.lru_cache(maxsize=1 << 14)
+    def _candidates(self, mat: Material, frame: str, other_frame: str, balanced: bool) -> tuple[Candidate, ...]:
+        return tuple(Candidate(self.realiser(mat, a.step, other_frame if a.other_frame else frame), a.label,
+                               a.error_class) for a in self.answer_sets[balanced])
 
     def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
         """The answer's pattern: step 8 of the sequence, in the frame of sentence 7."""
@@ -304,70 +322,6 @@ class CosOdGenerator(Generator):
         if any(frames[a] != frames[b] for a, b in self.pairs[:-1]):
             return set()
         return {self.steps[ANSWER].pattern(frames[self.pairs[-1][0]])}
-
-
-class Context:
-    """The context sentences chosen so far, with the lexical-type constraint checked incrementally
-    (the validator checks the same constraints independently on every row)."""
-
-    def __init__(self, gen: CosOdGenerator):
-        self.gen = gen
-        self.stems: list[frozenset[str]] = []
-
-    def _stems(self, sentences: Sequence[Sentence]) -> list[frozenset[str]]:
-        return [morphology.content_stems(s.text, self.gen.language) for s in sentences]
-
-    def fits(self, sentences: Sequence[Sentence], last: bool = False) -> bool:
-        raise NotImplementedError
-
-    def add(self, sentences: Sequence[Sentence]) -> None:
-        self.stems += self._stems(sentences)
-
-
-def _jaccard(a: frozenset, b: frozenset) -> float:
-    return len(a & b) / len(a | b) if a | b else 1.0
-
-
-class TypeIContext(Context):
-    """Type I: every pair of sentences shares enough content words (``type_i_min_jaccard``)."""
-
-    def fits(self, sentences, last=False):
-        new, low = self._stems(sentences), self.gen.type_i_min_jaccard
-        return all(_jaccard(a, b) >= low for a, b in itertools.combinations(new, 2)) and all(
-            _jaccard(a, b) >= low for a in new for b in self.stems)
-
-
-class TypeIIContext(Context):
-    """Type II: once complete, the mean pairwise Jaccard is well above type III's zero."""
-
-    def fits(self, sentences, last=False):
-        if not last:
-            return True
-        stems = self.stems + self._stems(sentences)
-        scores = [_jaccard(a, b) for a, b in itertools.combinations(stems, 2)]
-        return sum(scores) / len(scores) >= TYPE_II_MIN_MEAN and min(scores) < 1
-
-
-class TypeIIIContext(Context):
-    """Type III: no two sentences share a content word."""
-
-    def __init__(self, gen):
-        super().__init__(gen)
-        self.used: set[str] = set()
-
-    def fits(self, sentences, last=False):
-        new = self._stems(sentences)
-        seen = set(self.used)
-        for stems in new:
-            if not stems.isdisjoint(seen):
-                return False
-            seen |= stems
-        return True
-
-    def add(self, sentences):
-        super().add(sentences)
-        for stems in self._stems(sentences):
-            self.used |= stems
 
 
 class CosGenerator(CosOdGenerator):

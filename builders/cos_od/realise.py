@@ -56,17 +56,35 @@ class Realiser:
         role = kind.rsplit("-", 1)[1]
         return self.noun_phrase(mat.role(role), by=kind.startswith("by-"))
 
+    @functools.lru_cache(maxsize=1 << 16)
     def verb_group(self, verb: str, frame: str, voice: str, subject: str, si: bool) -> str:
         info = self.nouns[subject]
         return self.verb_morph.verb_group(self.verbs[verb]["forms"], frame, voice, info.number, info.gender, si)
 
-    @functools.lru_cache(maxsize=1 << 17)
-    def __call__(self, mat: Material, step: Step, frame: str) -> Sentence:
+    def chunks(self, mat: Material, step: Step, frame: str) -> list[str]:
+        """Subject, verb group, complements (the subject not yet capitalised)."""
         subject = mat.role(step.subject)
         chunks = [self.noun_phrase(subject), self.verb_group(mat.verb, frame, step.voice, subject, step.si)]
-        chunks += [self.complement(kind, mat) for kind in step.complements]
+        return chunks + [self.complement(kind, mat) for kind in step.complements]
+
+    @functools.lru_cache(maxsize=1 << 17)
+    def __call__(self, mat: Material, step: Step, frame: str) -> Sentence:
+        chunks = self.chunks(mat, step, frame)
         chunks[0] = chunks[0][0].upper() + chunks[0][1:]
-        return Sentence(" ".join(chunks) + ".", tuple(chunks), step.pattern(frame))
+        return Sentence(" ".join(chunks) + ".", tuple(chunks), self.pattern(step, frame))
+
+    @functools.lru_cache(maxsize=1 << 10)
+    def pattern(self, step: Step, frame: str) -> str:
+        return step.pattern(frame)
+
+    @functools.lru_cache(maxsize=1 << 17)
+    def stems(self, mat: Material, step: Step, frame: str) -> frozenset[str]:
+        """The sentence's content stems (``morphology.content_stems``) without building the sentence:
+        tokens never cross a chunk boundary, so they are the union of the chunks' stems."""
+        out: frozenset[str] = frozenset()
+        for chunk in self.chunks(mat, step, frame):
+            out |= morphology.content_stems(chunk, self.language)
+        return out
 
     def allows(self, mat: Material, step: Step, frame: str) -> bool:
         """Whether the verb and the step's p-NP / by-NP go with the frame (lexicon ``not_with``)."""

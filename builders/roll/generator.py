@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import random
 from collections.abc import Sequence
 from typing import Hashable
@@ -101,16 +100,17 @@ class RollGenerator(Generator):
         if spec.balanced:
             others = [i for i in range(len(self.lex.scenes[s].locations)) if i not in locations]
             k = self.template["balanced"]["other_locations"]
-            locations = (*locations, *random.Random(plan_hash(plan)).sample(others, k))
+            h = plan_hash(plan)   # the same extra locations for every run and process
+            picked = []
+            for _ in range(k):
+                picked.append(others.pop(h % len(others)))
+                h //= len(others) + 1
+            locations = (*locations, *picked)
         words = Words(s, (v1, v2), theme, agents, locations)
-        context = [self._sentence(words, step) for step in self.sequence[:7]]
+        context = [self.realiser(words, step) for step in self.sequence[:7]]
         answers = self.balanced if spec.balanced else self.paper
-        candidates = [Candidate(self._sentence(words, step), label, cls) for step, label, cls in answers]
+        candidates = [Candidate(self.realiser(words, step), label, cls) for step, label, cls in answers]
         return Instance(context, candidates, lemma=v2, template="two-paradigm")
-
-    @functools.lru_cache(maxsize=1 << 16)
-    def _sentence(self, words: Words, step: rules.Step):
-        return self.realiser(words, step)
 
     def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
         context, answer = self.expected

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from builders.base import Sentence
 from builders.roll.lexicon import Lexicon
@@ -24,32 +24,48 @@ class Words(NamedTuple):
 
 
 class Realiser:
+    """Compiles each step once into chunk makers over the scene's words."""
+
     def __init__(self, lex: Lexicon):
         self.lex = lex
+        self._recipes: dict[Step, tuple[list[Callable[[Words], str]], str]] = {}
 
-    def __call__(self, w: Words, step: Step) -> Sentence:
-        scene = self.lex.scenes[w.scene]
-        verb = self.lex.verbs[w.verbs[step.paradigm() - 1]]
+    def _compile(self, step: Step) -> tuple[list[Callable[[Words], str]], str]:
+        scenes, past = self.lex.scenes, {lemma: v.past for lemma, v in self.lex.verbs.items()}
+        paradigm = step.paradigm() - 1
+        static = "was" in step.slots
         subject = step.slots[0]
-        subject_np = scene.themes[w.theme] if subject == "NP-Theme" else scene.agents[w.agents[int(subject[-1]) - 1]]
-        chunks = []
+
+        def subject_np(w: Words):
+            scene = scenes[w.scene]
+            return scene.themes[w.theme] if subject == "NP-Theme" else scene.agents[w.agents[int(subject[-1]) - 1]]
+
+        makers: list[Callable[[Words], str]] = []
         for slot in step.slots:
             if slot == "rollV":
-                chunks.append(verb.past)
+                makers.append(lambda w: past[w.verbs[paradigm]])
             elif slot == "was":
-                chunks.append(verbs.copula_past(subject_np.plural))
+                makers.append(lambda w: verbs.copula_past(subject_np(w).plural))
             elif slot == "did":
-                chunks.append(DIAGNOSTIC)
+                makers.append(lambda w: DIAGNOSTIC)
             elif slot == "NP-Theme":
-                chunks.append(scene.themes[w.theme].text)
+                makers.append(lambda w: scenes[w.scene].themes[w.theme].text)
             elif slot == "PP-Theme":
-                chunks.append(f"to {scene.themes[w.theme].text}")
+                makers.append(lambda w: "to " + scenes[w.scene].themes[w.theme].text)
             elif slot.startswith("NP-Agent"):
-                chunks.append(scene.agents[w.agents[int(slot[-1]) - 1]].text)
+                makers.append(lambda w, i=int(slot[-1]) - 1: scenes[w.scene].agents[w.agents[i]].text)
             elif slot.startswith("PP-Loc"):
-                loc = scene.locations[w.locations[int(slot[-1]) - 1]]
-                chunks.append(f"{loc.at if 'was' in step.slots else loc.to} {loc.text}")
+                def location(w: Words, i=int(slot[-1]) - 1) -> str:
+                    loc = scenes[w.scene].locations[w.locations[i]]
+                    return f"{loc.at if static else loc.to} {loc.text}"
+                makers.append(location)
             else:
                 raise ValueError(f"unknown slot {slot!r} in {step}")
+        self._recipes[step] = (makers, step.pattern())
+        return self._recipes[step]
+
+    def __call__(self, w: Words, step: Step) -> Sentence:
+        makers, pattern = self._recipes.get(step) or self._compile(step)
+        chunks = [make(w) for make in makers]
         chunks[0] = chunks[0][0].upper() + chunks[0][1:]
-        return Sentence(" ".join(chunks) + ".", tuple(chunks), step.pattern())
+        return Sentence(" ".join(chunks) + ".", tuple(chunks), pattern)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import zlib
 from collections.abc import Sequence
@@ -96,7 +97,7 @@ class SprayLoadGenerator(Generator):
 
     # --- planning ------------------------------------------------------------------------------
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
-        key = (spec.variant, spec.lexical_type, tuple(lemmas), n, hash(rng.getstate()))
+        key = (spec.variant, spec.lexical_type, tuple(lemmas), n, rng.getstate())
         if key not in self._plan_memo:
             if len(self._plan_memo) >= 4:
                 self._plan_memo.pop(next(iter(self._plan_memo)))
@@ -204,7 +205,7 @@ class SprayLoadGenerator(Generator):
         kind, frame_index, mats = plan
         materials = [mats] * 8 if kind == "I" else list(mats)
         steps = self._steps(spec.variant, self.frames[frame_index])
-        sentence = self._sentence if kind == "I" else self.realiser   # only type I sentences recur
+        sentence = self.realiser
         context = [sentence(materials[i], steps[i]) for i in range(7)]
         gold = steps[7]
         answers = self._balanced(gold, plan) if spec.balanced else self._paper_answers(gold)
@@ -221,21 +222,23 @@ class SprayLoadGenerator(Generator):
         return rules.paper_answers(gold, self.template["candidates"])
 
     def _balanced(self, gold: rules.Step, plan: Hashable):
-        """Two other frames and two GRAMMAR rules, chosen by a stable hash of the plan."""
+        """The other frames and the GRAMMAR rules of the set, chosen by a stable hash of the plan."""
+        h = plan_hash(plan)
+        other_sets, rule_sets = self._balanced_choices(gold.frame)
+        return self._balanced_answers(gold, other_sets[h % len(other_sets)],
+                                      rule_sets[(h // len(other_sets)) % len(rule_sets)])
+
+    @functools.lru_cache(maxsize=None)
+    def _balanced_choices(self, frame: str) -> tuple[list[tuple[str, ...]], list[tuple[int, ...]]]:
         cfg = self.template["balanced"]
-        rng = random.Random(plan_hash(plan))
-        others = rng.sample([f for f in self.frames if f != gold.frame], cfg["frames_per_set"] - 1)
-        grammar = rng.sample(range(len(self.grammar_rules)), cfg["grammar_rules_per_set"])
-        return self._balanced_answers(gold, tuple(others), tuple(grammar))
+        others = [f for f in self.frames if f != frame]
+        return (list(itertools.combinations(others, cfg["frames_per_set"] - 1)),
+                list(itertools.combinations(range(len(self.grammar_rules)), cfg["grammar_rules_per_set"])))
 
     @functools.lru_cache(maxsize=None)
     def _balanced_answers(self, gold: rules.Step, others: tuple[str, ...], grammar: tuple[int, ...]):
         return rules.balanced_answers(gold, [gold.frame, *others], [self.grammar_rules[i] for i in grammar],
                                       self.template["balanced"]["frame_label"])
-
-    @functools.lru_cache(maxsize=1 << 17)
-    def _sentence(self, material: Material, step: rules.Step):
-        return self.realiser(material, step)
 
     def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
         return self._next_patterns(template, tuple(context_patterns))

@@ -50,13 +50,17 @@ class Realiser:
     def __init__(self, entries: Sequence[VerbEntry]):
         self.entries = entries
         self._recipes: dict[Step, tuple] = {}
-        self._tables: list[dict] = [{} for _ in entries]
+        self._keys: dict[tuple, int] = {}            # phrase-table key -> table number
+        self._tables: list[list] = [[] for _ in entries]   # verb -> table number -> phrases
 
     def _table(self, verb: int, key: tuple) -> tuple[str, ...]:
         """Phrases of one slot kind for every index of the argument the slot depends on."""
         entry = self.entries[verb]
         kind, first, slot, step = key
-        if kind == "verb":   # indexed by the subject
+        if kind == "embedded":   # indexed by head * len(pool) + dependent
+            head, pp = (getattr(entry, POOL[role(s)]) for s in slot.strip("[]").split())
+            phrases = [f"{h.text} {NOEMB_PREP} {d.text}" for h in head for d in pp]
+        elif kind == "verb":     # indexed by the subject
             group = verbs.active if slot == "Verb" else verbs.passive
             phrases = [group(entry.forms, step.frame, np.plural) for np in getattr(entry, POOL[role(step.slots[0])])]
         elif slot.startswith("NP-"):
@@ -70,34 +74,39 @@ class Realiser:
         return tuple(phrases)
 
     def _compile(self, step: Step) -> tuple:
+        """Each slot as (table number, the Material fields that index the table)."""
         recipe = []
         for i, slot in enumerate(step.slots):
             if slot in VERB_SLOTS:
-                recipe.append((("verb", False, slot, step), FIELD[role(step.slots[0])]))
+                key, fields = ("verb", False, slot, step), (FIELD[role(step.slots[0])],)
             elif slot.startswith("["):
-                recipe.append((None, slot))
+                key, fields = ("embedded", False, slot, None), tuple(FIELD[role(s)] for s in slot.strip("[]").split())
             else:
-                key_step = step if not slot.startswith("NP-") else None
-                recipe.append((("arg", i == 0, slot, key_step), FIELD[role(slot)]))
+                key = ("arg", i == 0, slot, None if slot.startswith("NP-") else step)
+                fields = (FIELD[role(slot)],)
+            recipe.append((self._keys.setdefault(key, len(self._keys)), fields))
         self._recipes[step] = (tuple(recipe), step.pattern())
         return self._recipes[step]
 
-    def _embedded(self, mat: Material, slot: str) -> str:
-        head, pp = slot.strip("[]").split()
-        entry = self.entries[mat.verb]
-        texts = [getattr(entry, POOL[role(s)])[mat[FIELD[role(s)]]].text for s in (head, pp)]
-        return f"{texts[0]} {NOEMB_PREP} {texts[1]}"
+    def _lookup(self, verb: int, number: int) -> tuple[str, ...]:
+        tables = self._tables[verb]
+        while len(tables) <= number:
+            tables.append(None)
+        if tables[number] is None:
+            key = next(k for k, n in self._keys.items() if n == number)
+            tables[number] = self._table(verb, key)
+        return tables[number]
 
     def __call__(self, mat: Material, step: Step) -> Sentence:
         recipe, pattern = self._recipes.get(step) or self._compile(step)
         tables = self._tables[mat.verb]
         chunks = []
-        for key, field in recipe:
-            if key is None:
-                chunks.append(self._embedded(mat, field))
-                continue
-            table = tables.get(key)
-            if table is None:
-                table = tables[key] = self._table(mat.verb, key)
-            chunks.append(table[mat[field]])
+        for number, fields in recipe:
+            table = tables[number] if number < len(tables) and tables[number] is not None \
+                else self._lookup(mat.verb, number)
+            if len(fields) == 1:
+                chunks.append(table[mat[fields[0]]])
+            else:   # NOEMB: head x dependent
+                pool = len(getattr(self.entries[mat.verb], POOL[next(r for r, f in FIELD.items() if f == fields[1])]))
+                chunks.append(table[mat[fields[0]] * pool + mat[fields[1]]])
         return Sentence(" ".join(chunks) + ".", tuple(chunks), pattern)

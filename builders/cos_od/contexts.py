@@ -1,0 +1,79 @@
+"""Lexical-type constraints on the context, checked incrementally while a plan is drawn.
+
+They work on content stems (``builders.morphology.content_stems``), the proxy the validator uses:
+type I sentences share words, type II ones share enough on average, type III ones share none.
+The validator checks the same constraints independently on every row.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+TYPE_II_MIN_MEAN = 0.22    # the validator asks for a mean pairwise Jaccard >= 0.2 in type II
+
+
+class Context:
+    """Content stems of the context sentences chosen so far, with the lexical-type constraint
+    checked incrementally (the validator checks the same constraints independently on every row)."""
+
+    checks_pairs = True   # whether each new sentence is checked (type II only checks the whole)
+
+    def __init__(self, type_i_min_jaccard: float):
+        self.type_i_min_jaccard = type_i_min_jaccard
+        self.stems: list[frozenset[str]] = []
+
+    def fits(self, stems: Sequence[frozenset[str]], last: bool = False) -> bool:
+        raise NotImplementedError
+
+    def add(self, stems: Sequence[frozenset[str]]) -> None:
+        self.stems += stems
+
+
+def _jaccard(a: frozenset, b: frozenset) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+class TypeIContext(Context):
+    """Type I: every pair of sentences shares enough content words (``type_i_min_jaccard``)."""
+
+    def fits(self, stems, last=False):
+        low = self.type_i_min_jaccard
+        return all(_jaccard(a, b) >= low for a, b in itertools.combinations(stems, 2)) and all(
+            _jaccard(a, b) >= low for a in stems for b in self.stems)
+
+
+class TypeIIContext(Context):
+    """Type II: once complete, the mean pairwise Jaccard is well above type III's zero."""
+
+    checks_pairs = False
+
+    def fits(self, stems, last=False):
+        if not last:
+            return True
+        scores = [_jaccard(a, b) for a, b in itertools.combinations(self.stems + list(stems), 2)]
+        return sum(scores) / len(scores) >= TYPE_II_MIN_MEAN and min(scores) < 1
+
+
+class TypeIIIContext(Context):
+    """Type III: no two sentences share a content word."""
+
+    def __init__(self, type_i_min_jaccard: float):
+        super().__init__(type_i_min_jaccard)
+        self.used: set[str] = set()
+
+    def fits(self, stems, last=False):
+        seen = set(self.used)
+        for one in stems:
+            if not one.isdisjoint(seen):
+                return False
+            seen |= one
+        return True
+
+    def add(self, stems):
+        super().add(stems)
+        for one in stems:
+            self.used |= one
+
+
+CONTEXTS = {"I": TypeIContext, "II": TypeIIContext, "III": TypeIIIContext}
