@@ -27,8 +27,26 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise ValueError(f"--num-proc must be at least 1, got {args.num_proc}")
     sources = tuple(args.sources) if args.sources else None
     opts = Options(seed=args.seed, size=args.size, split=args.split_mode, test_size=args.test_size, sources=sources)
+    if args.format == "calamita":
+        return _export_calamita(names, args, opts)
     export(names, args.out, opts, num_proc=args.num_proc, audit=not args.no_audit, default=args.default,
            license_id=args.license, skip_unavailable=not args.names, progress=not args.quiet)
+    return 0
+
+
+def _export_calamita(names: list[str], args: argparse.Namespace, opts) -> int:
+    """One config's split as the CALAMITA challenge JSON (BLM-It Figs. 7, 10)."""
+    from blm_datasets.calamita import write_calamita
+    from builders import registry
+    from builders.generate import generate
+
+    if len(names) != 1:
+        raise ValueError("--format calamita writes one config to one JSON file: name exactly one config")
+    splits = generate(registry.get_spec(names[0]), opts, num_proc=args.num_proc, progress=not args.quiet)
+    if args.calamita_split not in splits or not splits[args.calamita_split].records:
+        raise ValueError(f"{names[0]} has no {args.calamita_split!r} split to export")
+    n = write_calamita(splits[args.calamita_split].records, args.out)
+    print(f"{names[0]} {args.calamita_split}: {n} items written to {args.out}")
     return 0
 
 
@@ -64,6 +82,9 @@ def register(sub) -> None:
     p.add_argument("--license", default="apache-2.0", help="Hub licence id written into the card")
     p.add_argument("--no-audit", action="store_true", help="skip the answer-only audit column of the card")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--format", choices=("hub", "calamita"), default="hub",
+                   help="hub: parquet folder + dataset card; calamita: one config as CALAMITA JSON (--out FILE.json)")
+    p.add_argument("--calamita-split", default="test", help="with --format calamita: the split to write")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("publish", help="upload an export folder to a Hugging Face dataset repo (one commit)")

@@ -101,6 +101,14 @@ def local_files(folder: Path, ignore: tuple[str, ...] = ()) -> list[str]:
     return out
 
 
+def _check_merged(card: str, repo_type: str, repo_id: str) -> None:
+    """The merged card must still pass the schema check (foreign keys allowed)."""
+    from hub_cards.schema import check_dataset_card_data, check_model_card_data, require_valid
+
+    check = check_dataset_card_data if repo_type == "dataset" else check_model_card_data
+    require_valid(check(split_card(card)[0], strict=False), f"the card merged with the one in {repo_id}")
+
+
 def commit_folder(api: HfApi, folder: Path, repo_id: str, repo_type: str, card: str | None, *,
                   private: bool = False, commit_message: str, stale_prefixes: tuple[str, ...] = (),
                   ignore: tuple[str, ...] = ()) -> Any:
@@ -117,6 +125,7 @@ def commit_folder(api: HfApi, folder: Path, repo_id: str, repo_type: str, card: 
         if card is not None:
             old = remote_card(api, repo_id, repo_type, remote)
             text = merge_card(old, card, keep_foreign_configs=True) if old else card
+            _check_merged(text, repo_type, repo_id)
             operations.append(CommitOperationAdd(path_in_repo=CARD, path_or_fileobj=text.encode("utf-8")))
         keep = set(uploads)
         operations += [CommitOperationDelete(path_in_repo=path) for path in remote

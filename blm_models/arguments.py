@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 
 from transformers import HfArgumentParser, TrainingArguments
@@ -121,9 +123,19 @@ def normalise_resume_flag(argv: list[str]) -> list[str]:
     return result
 
 
+def use_gloo_when_distributed_without_gpus() -> None:
+    """Under torchrun / accelerate launch on a machine without GPUs, make Accelerate set up multi-CPU (gloo)
+    data parallelism; left alone it silently trains every process on its own."""
+    import torch
+
+    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    has_xpu = hasattr(torch, "xpu") and torch.xpu.is_available()
+    if launched and not torch.cuda.is_available() and not has_xpu:
+        os.environ.setdefault("ACCELERATE_USE_CPU", "true")
+
+
 def parse_arguments(argv: list[str] | None) -> tuple[DataArguments, EncoderArguments, HeadArguments, TrainingArguments]:
     """Parse the command line (or `argv`); unknown flags are an error."""
-    import sys
-
     args = normalise_resume_flag(sys.argv[1:] if argv is None else argv)
+    use_gloo_when_distributed_without_gpus()
     return build_parser().parse_args_into_dataclasses(args=args)

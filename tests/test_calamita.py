@@ -72,3 +72,16 @@ def test_verb_key_and_clear_errors():
     assert option_letter(0) == "A" and option_letter(9) == "J"
     with pytest.raises(ValueError, match="no option letter"):
         option_letter(26)
+
+
+def test_blm_export_calamita_format(tmp_path, capsys):
+    import json
+
+    from blm_datasets.cli import main
+
+    out = tmp_path / "cos_en.json"
+    assert main(["export", "cos_en_typeII", "--format", "calamita", "--size", "60", "--out", str(out),
+                 "--quiet", "--num-proc", "1"]) == 0
+    items = json.loads(out.read_text())
+    assert len(items) == 6 and items[0]["Correct_option"] in "ABCDEFGH"
+    assert "6 items written" in capsys.readouterr().out
