@@ -150,21 +150,26 @@ class EmbeddingCache:
         """Embeddings [N, d] of `sentences` (in order), computing only those not cached yet.
 
         With several processes, each embeds its own slice of the missing sentences and writes its own
-        shard; `barrier` (e.g. `PartialState().wait_for_everyone`) separates writing from reading back.
+        shard; `barrier` (e.g. `PartialState().wait_for_everyone`) makes all agree on what is missing
+        before anyone writes, and all shards exist before anyone reads them back.
         Returns the table and counts (`requested`, `unique`, `cached`, `computed`).
         """
         digests = [text_digest(text) for text in sentences]
         unique: dict[bytes, str] = {}
         for digest, text in zip(digests, sentences):
             unique.setdefault(digest, text)
+        if world_size > 1 and barrier is None:
+            raise ValueError("several processes share the cache: pass barrier= (e.g. PartialState().wait_for_everyone)")
         index = self._load_index()
         missing = sorted(digest for digest in unique if digest not in index)
+        if world_size > 1:
+            barrier()  # every process has its list of missing sentences before any process writes a shard
         mine = missing[rank::world_size]
         if mine:
             vectors = embedder.embed([unique[digest] for digest in mine], progress=progress)
             self._write_shard(mine, vectors)
-        if world_size > 1 and barrier is not None:
-            barrier()
+        if world_size > 1:
+            barrier()  # every shard is written before any process reads them back
         if missing:
             index = self._load_index()
         lost = [digest for digest in unique if digest not in index]

@@ -141,6 +141,8 @@ class BlmModel(PreTrainedModel):
         if self.encoder is not None:
             return self.encoder
         if self._frozen_encoder is None:
+            if not self.config.encoder_name_or_path:
+                raise ValueError("this model records no encoder name: call attach_frozen_encoder(encoder) first")
             encoder, tokenizer = load_encoder(self.config.encoder_name_or_path, self.config.encoder_revision)
             self.attach_frozen_encoder(encoder.to(self.device))
             if self._tokenizer is None:

@@ -14,7 +14,7 @@ from accelerate import PartialState
 from transformers import TrainerCallback, TrainingArguments, set_seed
 from transformers.trainer_utils import get_last_checkpoint
 
-from .arguments import DataArguments, EncoderArguments, HeadArguments, parse_arguments
+from .arguments import DataArguments, parse_arguments
 from .collator import CachedEmbeddingCollator, TokenizingCollator
 from .data import (
     ERROR_CLASS_NAMES,

