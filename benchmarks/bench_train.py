@@ -62,6 +62,7 @@ def time_training(args: argparse.Namespace, with_selection: bool) -> dict:
     model = BlmModel(BlmConfig(encoder_config=encoder_config, head="ffnn", answer_label_names=[str(i) for i in range(8)]))
     with tempfile.TemporaryDirectory() as output:
         settings = {**TRAINING_DEFAULTS, "num_train_epochs": args.epochs, "bf16": args.bf16, "disable_tqdm": True,
+                    "use_cpu": args.bf16 and not torch.cuda.is_available(),
                     "logging_strategy": "no"}
         if not with_selection:
             settings.update(eval_strategy="no", save_strategy="no", load_best_model_at_end=False)
