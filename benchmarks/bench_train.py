@@ -82,9 +82,12 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=120)
     parser.add_argument("--bf16", action="store_true", help="bfloat16 autocast (CPUs with avx512_bf16/AMX, GPUs)")
     parser.add_argument("--skip_selection", action="store_true", help="time pure training only")
+    parser.add_argument("--threads", type=int, default=0, help="torch intra-op threads (0 = torch's default)")
     parser.add_argument("--output", default=None)
     args = parser.parse_args()
     torch.set_flush_denormal(True)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     figures = {"dim": args.dim, "instances": args.instances, "epochs": args.epochs, "bf16": args.bf16,
                "torch_threads": torch.get_num_threads(), "pure": time_training(args, with_selection=False)}
     if not args.skip_selection:

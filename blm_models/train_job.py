@@ -14,6 +14,8 @@ from accelerate import PartialState
 from transformers import TrainerCallback, TrainingArguments, set_seed
 from transformers.trainer_utils import get_last_checkpoint
 
+from hub_cards.model_card import push_checkpoint, write_model_card
+
 from .arguments import DataArguments, parse_arguments
 from .collator import CachedEmbeddingCollator, TokenizingCollator
 from .data import (
@@ -105,6 +107,9 @@ def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state
 def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None = None) -> dict:
     """Train, select on validation, test, and write metrics.json; returns what it wrote."""
     data_args, encoder_args, head_args, training_args = parse_arguments(argv)
+    # --push_to_hub uploads checkpoint + card in one commit at the end (hub_cards), not the
+    # Trainer's per-save pushes
+    push_to_hub, training_args.push_to_hub = training_args.push_to_hub, False
     torch.set_flush_denormal(True)  # tiny gradients late in training otherwise slow CPU training several-fold
     state = PartialState()
     set_seed(training_args.seed)
@@ -170,5 +175,10 @@ def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None 
         path = Path(training_args.output_dir) / METRICS_FILE
         path.write_text(json.dumps(report, indent=2, default=str))
         logger.info("test accuracy %.4f, written to %s", report["test"]["accuracy"], path)
+        card = write_model_card(training_args.output_dir, report)
+        logger.info("model card written to %s", card)
+        if push_to_hub:
+            repo_id = training_args.hub_model_id or Path(training_args.output_dir).name
+            push_checkpoint(training_args.output_dir, repo_id, private=bool(training_args.hub_private_repo))
     state.wait_for_everyone()
     return report
