@@ -73,6 +73,9 @@ class EncoderArguments:
                                                    "choices": list(POOLINGS)})
     max_length: int = field(default=128, metadata={"help": "truncate sentences to this many tokens"})
     train_encoder: bool = field(default=False, metadata={"help": "fine-tune the encoder end to end (default: frozen, cached)"})
+    encoder_learning_rate: float = field(
+        default=2e-5, metadata={"help": "learning rate of the encoder with --train_encoder (the head uses --learning_rate)"}
+    )
     embedding_batch_size: int = field(default=64, metadata={"help": "sentences per encoder forward pass when caching"})
 
 

@@ -144,6 +144,7 @@ def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None 
         eval_dataset=indexed["validation"],
         processing_class=tokenizer if encoder_args.train_encoder else None,
         callbacks=callbacks,
+        encoder_learning_rate=encoder_args.encoder_learning_rate if encoder_args.train_encoder else None,
     )
     train_result = trainer.train(resume_from_checkpoint=resolve_resume(training_args))
     trainer.save_model(training_args.output_dir)

@@ -18,7 +18,14 @@ class BlmTrainer(Trainer):
     """Trainer whose evaluation yields picks (argmax over candidates) and whose metrics count picks per label and
     per error class; the per-candidate label ids travel with the batch but never reach the model."""
 
-    def __init__(self, *args, compute_metrics=None, preprocess_logits_for_metrics=None, **kwargs) -> None:
+    def __init__(
+        self,
+        *args,
+        compute_metrics=None,
+        preprocess_logits_for_metrics=None,
+        encoder_learning_rate: float | None = None,
+        **kwargs,
+    ) -> None:
         model = kwargs.get("model") if "model" in kwargs else (args[0] if args else None)
         if compute_metrics is None and model is not None:
             label_names = model.config.answer_label_names or ["Correct"]
@@ -31,6 +38,27 @@ class BlmTrainer(Trainer):
         )
         self.label_names = list(LABEL_NAMES)
         self.can_return_loss = True
+        self.encoder_learning_rate = encoder_learning_rate
+
+    def create_optimizer(self, model=None):
+        """The Trainer's optimizer, with the fine-tuned encoder's parameters in groups of their own learning rate
+        (a pretrained encoder needs a far smaller step than a freshly initialised head)."""
+        optimizer = super().create_optimizer(model)
+        encoder = getattr(self.model, "encoder", None)
+        if self.encoder_learning_rate is None or encoder is None:
+            return optimizer
+        in_encoder = {id(parameter) for parameter in encoder.parameters()}
+        groups = []
+        for group in optimizer.param_groups:
+            settings = {key: value for key, value in group.items() if key != "params"}
+            head = [p for p in group["params"] if id(p) not in in_encoder]
+            body = [p for p in group["params"] if id(p) in in_encoder]
+            groups += [{**settings, "params": head}] if head else []
+            groups += [{**settings, "params": body, "lr": self.encoder_learning_rate}] if body else []
+        optimizer.param_groups.clear()
+        for group in groups:
+            optimizer.add_param_group(group)
+        return optimizer
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         """The model's own loss; metadata columns are removed before the forward pass."""

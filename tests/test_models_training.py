@@ -77,6 +77,21 @@ def test_end_to_end_fine_tuning_updates_and_saves_the_encoder(tmp_path, agreemen
     assert 0 <= report["test"]["accuracy"] <= 1
 
 
+def test_a_fine_tuned_encoder_gets_its_own_learning_rate(tmp_path, tiny_encoder_dir):
+    from transformers import TrainingArguments
+
+    from blm_models import BlmModel
+    from blm_models.trainer import BlmTrainer
+
+    model = BlmModel.from_encoder(str(tiny_encoder_dir), head="ffnn", train_encoder=True)
+    args = TrainingArguments(output_dir=str(tmp_path), learning_rate=1e-3, report_to="none", use_cpu=True)
+    optimizer = BlmTrainer(model=model, args=args, encoder_learning_rate=2e-5).create_optimizer()
+    encoder_ids = {id(p) for p in model.encoder.parameters()}
+    for group in optimizer.param_groups:
+        in_encoder = {id(p) in encoder_ids for p in group["params"]}
+        assert len(in_encoder) == 1 and group["lr"] == (2e-5 if in_encoder.pop() else 1e-3)
+
+
 class InterruptAfterSave(TrainerCallback):
     """Simulates a crash right after the checkpoint of the given step was written."""
 
