@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Hashable, Sequence
+from typing import Any, Callable, ClassVar, Hashable, Sequence
 
 LEXICAL_TYPES = ("I", "II", "III")
 
@@ -146,6 +146,43 @@ class Generator:
     def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
         """Patterns the template allows as the next step after ``context_patterns`` (validator)."""
         raise NotImplementedError
+
+
+MAX_MISSES = 20_000  # consecutive draws without a new instance before a generator gives up
+
+
+def draw_distinct(draw: Callable[[], Hashable | None], n: int, what: str,
+                  key: Callable[[Hashable], Hashable] = lambda plan: plan) -> list[Hashable]:
+    """``n`` plans with distinct keys from a random ``draw`` (None = a failed draw), or a clear error."""
+    plans, seen, misses = [], set(), 0
+    while len(plans) < n:
+        plan = draw()
+        plan_key = key(plan) if plan is not None else None
+        if plan is not None and plan_key not in seen:
+            seen.add(plan_key)
+            plans.append(plan)
+            misses = 0
+        else:
+            misses += 1
+            if misses > MAX_MISSES:
+                raise ImpossibleSize(f"{what}: found only {len(plans)} distinct instances of the {n} asked "
+                                     f"({MAX_MISSES} draws in a row gave nothing new)")
+    return plans
+
+
+def disjoint_lemmas(lemmas: Sequence[str], n: int, rng: random.Random,
+                    stems: Callable[[str], frozenset[str]]) -> list[str]:
+    """``n`` lemmas chosen greedily so their words share no content stem (type III needs them)."""
+    order = list(lemmas)
+    rng.shuffle(order)
+    chosen, used = [], set()
+    for lemma in order:
+        if not stems(lemma) & used:
+            chosen.append(lemma)
+            used |= stems(lemma)
+        if len(chosen) == n:
+            return chosen
+    return (chosen + [lemma for lemma in order if lemma not in chosen])[:n]
 
 
 def sample_distinct(space_size: int, n: int, rng: random.Random, what: str) -> list[int]:

@@ -362,7 +362,7 @@ def test_impossible_sizes_fail_clearly(monkeypatch):
     plan = g._plan_type1(["melt"], rng)
     while plan is None:
         plan = g._plan_type1(["melt"], rng)
-    monkeypatch.setattr("builders.cos_od.generator.MAX_MISSES", 30)
+    monkeypatch.setattr("builders.base.MAX_MISSES", 30)
     monkeypatch.setattr(g, "_plan_type1", lambda lemmas, rng: plan)
     with pytest.raises(ImpossibleSize, match="found only 1 distinct instances of the 5 asked"):
         g.plan(spec, ["melt"], 5, __import__("random").Random(1))

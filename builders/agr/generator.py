@@ -10,7 +10,8 @@ from typing import Hashable
 from builders import morphology
 from builders.agr import lexicon, rules
 from builders.agr.realise import Material, Realiser
-from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, sample_distinct
+from builders.base import (Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, disjoint_lemmas,
+                           draw_distinct, sample_distinct)
 from builders.lexicon import load_yaml
 
 SWAPS = {  # type II: which word of a sentence may be swapped, per clause type
@@ -18,7 +19,6 @@ SWAPS = {  # type II: which word of a sentence may be swapped, per clause type
     "completive": ("subject", "attractor1", "attractor2", "name", "verb"),
     "relative": ("subject", "attractor1", "attractor2", "relative", "rel_name"),
 }
-MAX_MISSES = 20_000  # consecutive draws without a new instance before giving up
 
 
 class AgrGenerator(Generator):
@@ -45,17 +45,7 @@ class AgrGenerator(Generator):
 
     def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test seeds that share no content word, so type III test instances exist."""
-        order = list(lemmas)
-        rng.shuffle(order)
-        chosen, used = [], set()
-        for seed in order:
-            stems = self._stems(self.base_material(seed))
-            if not stems & used:
-                chosen.append(seed)
-                used |= stems
-            if len(chosen) == n_test:
-                return chosen
-        return (chosen + [s for s in order if s not in chosen])[:n_test]
+        return disjoint_lemmas(lemmas, n_test, rng, lambda seed: self._stems(self.base_material(seed)))
 
     # --- materials -----------------------------------------------------------------------------
     @functools.lru_cache(maxsize=None)
@@ -122,20 +112,8 @@ class AgrGenerator(Generator):
             space = len(lemmas) * nv * nc
             picks = sample_distinct(space, n, rng, spec.name)
             return [(self.clauses[p % nc], (p // nc) % nv, lemmas[p // (nc * nv)]) for p in picks]
-        plans, seen, misses = [], set(), 0
         make = self._plan_type2 if spec.lexical_type == "II" else self._plan_type3
-        while len(plans) < n:
-            plan = make(lemmas, rng)
-            if plan is not None and plan not in seen:
-                seen.add(plan)
-                plans.append(plan)
-                misses = 0
-            else:
-                misses += 1
-                if misses > MAX_MISSES:
-                    raise ImpossibleSize(f"{spec.name}: found only {len(plans)} distinct instances of the "
-                                         f"{n} asked ({MAX_MISSES} draws in a row gave nothing new)")
-        return plans
+        return draw_distinct(lambda: make(lemmas, rng), n, spec.name)
 
     def _swap(self, seed: str, clause: str, rng: random.Random) -> tuple[str, int]:
         slot = rng.choice(SWAPS[clause])

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from typing import Hashable
 
 from builders import morphology
-from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, Sentence
+from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, Sentence, draw_distinct
 from builders.cos_od import lexicon, rules, verbs
 from builders.cos_od.contexts import CONTEXTS, Context, TypeIIIContext
 from builders.cos_od.realise import Material, Realiser
 from builders.lexicon import load_yaml
 
-MAX_MISSES = 20_000        # consecutive draws without a new instance before giving up
 TYPE_III_TRIES = 6         # materials tried per verb when filling a type III sentence
 ANSWER = 7                 # index of the answer step in the 8-step sequence
 
@@ -152,20 +151,9 @@ class CosOdGenerator(Generator):
         if memo_key in self._plan_memo:
             return list(self._plan_memo[memo_key])
         draw = {"I": self._plan_type1, "II": self._plan_type2, "III": self._plan_type3}[spec.lexical_type]
-        plans, seen, misses = [], set(), 0
-        while len(plans) < n:
-            plan = draw(lemmas, rng)
-            key = self._plan_key(plan) if plan is not None else None
-            if plan is not None and key not in seen:
-                seen.add(key)
-                plans.append(plan)
-                misses = 0
-            else:
-                misses += 1
-                if misses > MAX_MISSES:
-                    raise ImpossibleSize(f"{spec.name}: found only {len(plans)} distinct instances of the {n} asked "
-                                         f"({MAX_MISSES} draws in a row gave nothing new); lower --size or add "
-                                         f"words to {lexicon.path_for(self.language, self.phenomenon)}")
+        plans = draw_distinct(lambda: draw(lemmas, rng), n,
+                              f"{spec.name} (lower --size or add words to "
+                              f"{lexicon.path_for(self.language, self.phenomenon)})", key=self._plan_key)
         self._plan_memo[memo_key] = tuple(plans)
         return plans
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Hashable
 
 from builders import morphology
-from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, sample_distinct
+from builders.base import (Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, disjoint_lemmas,
+                           sample_distinct)
 from builders.cosplus import lexicon, rules
 from builders.cosplus.realise import Material, Realiser, pattern
 from builders.lexicon import LexiconError, load_yaml
@@ -89,17 +90,7 @@ class CosPlusGenerator(Generator):
 
     def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test verbs whose forms share no content stem, so type III test instances exist."""
-        order = list(lemmas)
-        rng.shuffle(order)
-        chosen, used = [], set()
-        for verb in order:
-            stems = self.verb_stems(verb)
-            if not stems & used:
-                chosen.append(verb)
-                used |= stems
-            if len(chosen) == n_test:
-                return chosen
-        return (chosen + [v for v in order if v not in chosen])[:n_test]
+        return disjoint_lemmas(lemmas, n_test, rng, self.verb_stems)
 
     # --- stems (type III: no content word shared between sentences) -----------------------------
     @functools.lru_cache(maxsize=None)

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from typing import Hashable
 
 from builders import morphology
-from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, sample_distinct
+from builders.base import (Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, disjoint_lemmas,
+                           draw_distinct, sample_distinct)
 from builders.lexicon import Checker, load_yaml
 from builders.sprayload import lexicon, rules
 from builders.sprayload.realise import Material, Realiser
@@ -18,7 +19,6 @@ from builders.sprayload.realise import Material, Realiser
 ROLE_FIELDS = {"Agent": "agents", "Theme": "themes", "Loc": "locations"}
 ALL_ROLES = ("Agent", "Theme", "Loc")
 TYPE_III_SENTENCES = 8   # seven context sentences and the answer set, each from its own verb
-MAX_MISSES = 20_000      # consecutive draws without a new instance before giving up
 
 
 def plan_hash(plan: Hashable) -> int:
@@ -58,17 +58,7 @@ class SprayLoadGenerator(Generator):
 
     def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test verbs whose forms share no stem (spritz/sprinkle), so type III test instances exist."""
-        order = list(lemmas)
-        rng.shuffle(order)
-        chosen, used = [], set()
-        for lemma in order:
-            stems = self.verb_stems(lemma)
-            if not stems & used:
-                chosen.append(lemma)
-                used |= stems
-            if len(chosen) == n_test:
-                return chosen
-        return (chosen + [lemma for lemma in order if lemma not in chosen])[:n_test]
+        return disjoint_lemmas(lemmas, n_test, rng, self.verb_stems)
 
     # --- words ---------------------------------------------------------------------------------
     @functools.lru_cache(maxsize=None)
@@ -113,19 +103,7 @@ class SprayLoadGenerator(Generator):
                                  f"word, this split has {len(verbs)} (raise --test-size)")
         present = self._sentence_roles(spec.variant)
         make = self._plan_type2 if spec.lexical_type == "II" else self._plan_type3
-        plans, seen, misses = [], set(), 0
-        while len(plans) < n:
-            plan = make(verbs, present, rng)
-            if plan is not None and plan not in seen:
-                seen.add(plan)
-                plans.append(plan)
-                misses = 0
-            else:
-                misses += 1
-                if misses > MAX_MISSES:
-                    raise ImpossibleSize(f"{spec.name}: found only {len(plans)} distinct instances of the {n} "
-                                         f"asked ({MAX_MISSES} draws in a row gave nothing new)")
-        return plans
+        return draw_distinct(lambda: make(verbs, present, rng), n, spec.name)
 
     def _plan_type1(self, spec, verbs, n, rng) -> list[Hashable]:
         """One verb and one agent, theme and location throughout; every combination x frame."""
