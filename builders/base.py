@@ -120,6 +120,17 @@ class Generator:
         """Templates and lexicons whose content keys the dataset cache."""
         return sorted(p for p in cls.directory().rglob("*") if p.suffix in {".yaml", ".tsv", ".conllu", ".txt"})
 
+    def read_template(self, check=None):
+        """The package's template.yaml, schema-checked, with its test share of lemmas applied."""
+        from builders.lexicon import load_yaml
+
+        path = self.directory() / "template.yaml"
+        template = load_yaml(path)
+        if check is not None:
+            check(template, path)
+        self.test_lemma_fraction = template.get("test_lemma_fraction", self.test_lemma_fraction)
+        return template
+
     # --- hooks -----------------------------------------------------------------------------
     def configure(self, spec: ConfigSpec, options) -> None:
         """Read generation options before planning (e.g. ``options.sources``: corpus files)."""

@@ -55,6 +55,15 @@ def load_yaml(path: Path) -> Entry:
     return data
 
 
+def load_checked(path: Path, check, what: str) -> Entry:
+    """Parse a phenomenon's lexicon and run its schema check; a missing file names the language."""
+    if not path.exists():
+        raise LexiconError(path, None, "file", f"no {what} lexicon for this language")
+    lex = load_yaml(path)
+    check(lex, path)
+    return lex
+
+
 class Checker:
     """Small declarative checks with located error messages."""
 

@@ -6,7 +6,7 @@ import functools
 from pathlib import Path
 
 from builders import morphology
-from builders.lexicon import Checker, Entry, LexiconError, load_yaml
+from builders.lexicon import Checker, Entry, load_checked
 
 HERE = Path(__file__).parent
 MIN_SEEDS, MIN_ALTERNATIVES, MIN_POOL = 32, 5, 10
@@ -15,11 +15,7 @@ SLOTS = ("subject", "attractor1", "attractor2")
 
 @functools.cache
 def load(language: str) -> Entry:
-    path = HERE / "lexicons" / f"{language}.yaml"
-    if not path.exists():
-        raise LexiconError(path, None, "file", "no agreement lexicon for this language")
-    lex = load_yaml(path)
-    check(lex, path)
+    lex = load_checked(HERE / "lexicons" / f"{language}.yaml", check, "agreement")
     lex["seeds_by_id"] = {seed["id"]: seed for seed in lex["seeds"]}
     return lex
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Hashable
 
 from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, sample_distinct
-from builders.lexicon import Checker, load_yaml
+from builders.lexicon import Checker
 from builders.roll import lexicon, rules
 from builders.roll.realise import Realiser, Words
 from builders.sprayload.generator import plan_hash
@@ -24,10 +24,7 @@ class RollGenerator(Generator):
 
     def __init__(self, language: str):
         super().__init__(language)
-        path = self.directory() / "template.yaml"
-        self.template = load_yaml(path)
-        _check_template(self.template, path)
-        self.test_lemma_fraction = self.template["test_lemma_fraction"]
+        self.template = self.read_template(_check_template)
         self.lex = lexicon.load(language)
         self.realiser = Realiser(self.lex)
         self.sequence = [rules.Step(tuple(slots)) for slots in self.template["sequence"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from builders.lexicon import Checker, Entry, LexiconError, load_yaml
+from builders.lexicon import Checker, Entry, load_checked
 
 HERE = Path(__file__).parent
 NUMBERS = ("sg", "pl")
@@ -16,11 +16,7 @@ MIN_SUBJECTS, MIN_FRAMES, MIN_ATTRACTORS = 10, 8, 4
 
 @functools.cache
 def load(language: str) -> Entry:
-    path = HERE / "lexicons" / f"{language}.yaml"
-    if not path.exists():
-        raise LexiconError(path, None, "file", "no sequence-of-tense lexicon for this language")
-    lex = load_yaml(path)
-    check(lex, path)
+    lex = load_checked(HERE / "lexicons" / f"{language}.yaml", check, "sequence-of-tense")
     return lex
 
 

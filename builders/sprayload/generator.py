@@ -12,7 +12,7 @@ from typing import Hashable
 from builders import morphology
 from builders.base import (Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, disjoint_lemmas,
                            draw_distinct, sample_distinct)
-from builders.lexicon import Checker, load_yaml
+from builders.lexicon import Checker
 from builders.sprayload import lexicon, rules
 from builders.sprayload.realise import Material, Realiser
 
@@ -34,10 +34,7 @@ class SprayLoadGenerator(Generator):
 
     def __init__(self, language: str):
         super().__init__(language)
-        path = self.directory() / "template.yaml"
-        self.template = load_yaml(path)
-        _check_template(self.template, path)
-        self.test_lemma_fraction = self.template["test_lemma_fraction"]
+        self.template = self.read_template(_check_template)
         self.entries = lexicon.load(language)
         self.index = {e.lemma: i for i, e in enumerate(self.entries)}
         self.frames = tuple(self.template["frames"])
