@@ -5,21 +5,24 @@ from __future__ import annotations
 import json
 import logging
 import platform
+from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 import datasets
 import torch
 from accelerate import PartialState
-from transformers import TrainerCallback, TrainingArguments, set_seed
+from transformers import PreTrainedTokenizerBase, TrainerCallback, TrainingArguments, set_seed
 from transformers.trainer_utils import get_last_checkpoint
 
 from hub_cards.model_card import push_checkpoint, write_model_card
 
-from .arguments import DataArguments, parse_arguments
+from .arguments import DataArguments, EncoderArguments, HeadArguments, parse_arguments
 from .collator import CachedEmbeddingCollator, TokenizingCollator
 from .data import (
     ERROR_CLASS_NAMES,
+    IndexedBlmDataset,
     SentenceIndex,
     answer_label_vocabulary,
     carve_validation,
@@ -43,9 +46,16 @@ def prepare_splits(data_args: DataArguments, seed: int) -> datasets.DatasetDict:
     test = loaded["test"]
     if data_args.test_dataset_config or data_args.test_dataset_path:
         test = load_splits(data_args.test_dataset_config, data_args.test_dataset_path)["test"]
-    train = subsample(loaded["train"], data_args.max_train_instances, seed)
-    train, validation = carve_validation(train, data_args.validation_fraction, seed)
+    train, validation = sample_train_validation(loaded["train"], data_args, seed)
     return datasets.DatasetDict({"train": train, "validation": validation, "test": test})
+
+
+def sample_train_validation(
+    train: datasets.Dataset, data_args: DataArguments, seed: int
+) -> tuple[datasets.Dataset, datasets.Dataset]:
+    """At most --max_train_instances of train, with --validation_fraction of them carved off for selection."""
+    train = subsample(train, data_args.max_train_instances, seed)
+    return carve_validation(train, data_args.validation_fraction, seed)
 
 
 def resolve_resume(training_args: TrainingArguments) -> str | None:
@@ -94,9 +104,10 @@ def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state
         revision=encoder_revision_id(resolve_encoder_name(encoder_args.encoder), encoder_args.encoder_revision, encoder),
         pooling=encoder_args.pooling,
         max_length=encoder_args.max_length,
+        layer=encoder_args.hidden_layer,
     )
     embedder = SentenceEmbedder(encoder.to(device), tokenizer, encoder_args.pooling, encoder_args.max_length,
-                                encoder_args.embedding_batch_size)
+                                encoder_args.embedding_batch_size, encoder_args.hidden_layer)
     cache = EmbeddingCache(data_args.embedding_cache_dir, key)
     table, stats = cache.embed(sentences, embedder, state.process_index, state.num_processes,
                                barrier=state.wait_for_everyone, progress=state.is_local_main_process)
@@ -104,16 +115,31 @@ def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state
     return CachedEmbeddingCollator(table), {**stats, "cache_dir": str(cache.directory)}
 
 
-def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None = None) -> dict:
-    """Train, select on validation, test, and write metrics.json; returns what it wrote."""
-    data_args, encoder_args, head_args, training_args = parse_arguments(argv)
-    # --push_to_hub uploads checkpoint + card in one commit at the end (hub_cards), not the
-    # Trainer's per-save pushes
-    push_to_hub, training_args.push_to_hub = training_args.push_to_hub, False
-    torch.set_flush_denormal(True)  # tiny gradients late in training otherwise slow CPU training several-fold
-    state = PartialState()
-    set_seed(training_args.seed)
-    splits = prepare_splits(data_args, training_args.seed)
+@dataclass
+class PreparedRun:
+    """A trainer ready to train, with the data it was built from (`main` and `blm grid` share it)."""
+
+    trainer: BlmTrainer
+    tokenizer: PreTrainedTokenizerBase
+    model: BlmModel
+    indexed: dict[str, IndexedBlmDataset]
+    index: SentenceIndex
+    label_names: list[str]
+    context_length: int
+    cache_stats: dict
+
+
+def prepare_run(
+    splits: Mapping[str, datasets.Dataset],
+    data_args: DataArguments,
+    encoder_args: EncoderArguments,
+    head_args: HeadArguments,
+    training_args: TrainingArguments,
+    state: PartialState,
+    callbacks: list[TrainerCallback] | None = None,
+) -> PreparedRun:
+    """Sentence table, embeddings (cached), model and trainer for `splits` ("train" and "validation" plus any
+    number of test splits, whose sentences are embedded with the rest)."""
     label_names = answer_label_vocabulary(splits.values())
     context_length = context_length_of(splits.values())
     index = SentenceIndex(label_names, ERROR_CLASS_NAMES)
@@ -129,6 +155,7 @@ def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None 
         encoder_name_or_path=encoder_args.encoder,
         revision=encoder_args.encoder_revision,
         pooling=encoder_args.pooling,
+        hidden_layer=encoder_args.hidden_layer,
         max_length=encoder_args.max_length,
         train_encoder=encoder_args.train_encoder,
         context_length=context_length,
@@ -146,10 +173,25 @@ def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None 
         callbacks=callbacks,
         encoder_learning_rate=encoder_args.encoder_learning_rate if encoder_args.train_encoder else None,
     )
+    return PreparedRun(trainer, tokenizer, model, indexed, index, label_names, context_length, cache_stats)
+
+
+def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None = None) -> dict:
+    """Train, select on validation, test, and write metrics.json; returns what it wrote."""
+    data_args, encoder_args, head_args, training_args = parse_arguments(argv)
+    # --push_to_hub uploads checkpoint + card in one commit at the end (hub_cards), not the
+    # Trainer's per-save pushes
+    push_to_hub, training_args.push_to_hub = training_args.push_to_hub, False
+    torch.set_flush_denormal(True)  # tiny gradients late in training otherwise slow CPU training several-fold
+    state = PartialState()
+    set_seed(training_args.seed)
+    splits = prepare_splits(data_args, training_args.seed)
+    run = prepare_run(splits, data_args, encoder_args, head_args, training_args, state, callbacks)
+    trainer, indexed, index = run.trainer, run.indexed, run.index
     train_result = trainer.train(resume_from_checkpoint=resolve_resume(training_args))
     trainer.save_model(training_args.output_dir)
     if state.is_main_process:
-        tokenizer.save_pretrained(training_args.output_dir)
+        run.tokenizer.save_pretrained(training_args.output_dir)
     validation_metrics = trainer.evaluate(indexed["validation"], metric_key_prefix="validation")
     test_metrics = trainer.evaluate(indexed["test"], metric_key_prefix="test")
     digests = gather_parameter_digests(trainer.model)
@@ -162,12 +204,12 @@ def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None 
         "data": {
             "dataset_config": data_args.dataset_config, "dataset_path": data_args.dataset_path,
             "test_dataset_config": data_args.test_dataset_config, "test_dataset_path": data_args.test_dataset_path,
-            "context_length": context_length, "answer_labels": label_names,
-            "sentences": {"occurrences": index.occurrences, "unique": len(index.sentences), **cache_stats},
+            "context_length": run.context_length, "answer_labels": run.label_names,
+            "sentences": {"occurrences": index.occurrences, "unique": len(index.sentences), **run.cache_stats},
         },
         "config": {
             "data": vars(data_args), "encoder": vars(encoder_args), "head": vars(head_args),
-            "model": model.config.to_diff_dict(), "training": json.loads(training_args.to_json_string()),
+            "model": run.model.config.to_diff_dict(), "training": json.loads(training_args.to_json_string()),
         },
         "distributed": {"world_size": state.num_processes, "parameter_digests": digests},
         "versions": versions(),
