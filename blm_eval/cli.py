@@ -110,3 +110,8 @@ def _register_llm_eval(sub) -> None:
 def register(sub) -> None:
     """Add the evaluation subcommands to the ``blm`` parser."""
     _register_llm_eval(sub)
+    from blm_eval.grid import add_parser as register_grid
+    from blm_eval.latent import register as register_latent
+
+    register_grid(sub)
+    register_latent(sub)
