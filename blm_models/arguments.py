@@ -71,6 +71,9 @@ class EncoderArguments:
     encoder_revision: str | None = field(default=None, metadata={"help": "Hub revision (commit, tag, branch)"})
     pooling: str = field(default="mean", metadata={"help": "sentence embedding: mean of tokens or first token",
                                                    "choices": list(POOLINGS)})
+    hidden_layer: int = field(
+        default=-1, metadata={"help": "pool the token states of this layer: -1 the last (papers), 0 the input "
+                              "embeddings; all-MiniLM-L6-v2 keeps attractor number best around layer 3 (README)"})
     max_length: int = field(default=128, metadata={"help": "truncate sentences to this many tokens"})
     train_encoder: bool = field(default=False, metadata={"help": "fine-tune the encoder end to end (default: frozen, cached)"})
     encoder_learning_rate: float = field(
@@ -92,6 +95,9 @@ class HeadArguments:
                                 "their mean (eq. 3/5)",
                                 "choices": list(MARGIN_REDUCTIONS)}
     )
+    center_context: bool = field(
+        default=False, metadata={"help": "subtract each instance's mean context embedding from its context and "
+                                 "answers (removes the shared words; not in the papers)"})
     cnn_channels: list[int] = field(default_factory=lambda: [8, 8, 8])
     latent_size: int = 5
     task_latent_size: int = 5

@@ -39,6 +39,7 @@ class BlmConfig(PretrainedConfig):
     encoder_name_or_path: str | None = None
     encoder_revision: str | None = None
     pooling: str = "mean"
+    hidden_layer: int = -1  # whose token states are pooled: -1 the last (the papers), 0 the input embeddings
     max_length: int = 128
     train_encoder: bool = False
 
@@ -47,6 +48,9 @@ class BlmConfig(PretrainedConfig):
     score: str = "dot"
     margin: float = 1.0
     margin_reduction: str | None = None
+    # subtract the mean of an instance's context embeddings from its context and answers: removes what all
+    # its sentences share (in type I, the words), leaving the differences the puzzle is about
+    center_context: bool = False
 
     ffnn_hidden_factor: float = 3.5
     cnn_channels: list[int] | tuple[int, ...] = (8, 8, 8)

@@ -17,7 +17,7 @@ from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from .encoders import pool
+from .encoders import pool, token_states
 
 DIGEST_SIZE = 16
 
@@ -44,6 +44,7 @@ class EncoderKey:
     revision: str
     pooling: str
     max_length: int
+    layer: int = -1
 
     @property
     def folder_name(self) -> str:
@@ -63,12 +64,14 @@ class SentenceEmbedder:
         pooling: str = "mean",
         max_length: int = 128,
         batch_size: int = 64,
+        layer: int = -1,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.pooling = pooling
         self.max_length = max_length
         self.batch_size = batch_size
+        self.layer = layer
 
     def tokenize(self, sentences: Sequence[str]) -> list[list[int]]:
         """Token ids of every sentence, unpadded (one fast-tokenizer call)."""
@@ -98,7 +101,7 @@ class SentenceEmbedder:
         output: torch.Tensor | None = None
         with tqdm(total=len(sentences), desc="embedding sentences", unit="sent", disable=not progress) as bar:
             for positions, inputs in self.batches(token_ids):
-                hidden = self.model(**inputs).last_hidden_state
+                hidden = token_states(self.model, inputs["input_ids"], inputs["attention_mask"], self.layer)
                 pooled = pool(hidden, inputs["attention_mask"], self.pooling).float().cpu()
                 if output is None:
                     output = torch.empty((len(sentences), pooled.shape[-1]), dtype=torch.float32)

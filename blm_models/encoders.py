@@ -87,6 +87,19 @@ def load_encoder(
     return model, tokenizer
 
 
+def token_states(
+    model: PreTrainedModel, input_ids: torch.Tensor, attention_mask: torch.Tensor, layer: int = -1
+) -> torch.Tensor:
+    """Token states [N, L, d] of hidden layer `layer` (-1 = the last, 0 = the input embeddings)."""
+    if layer == -1:
+        return model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+    states = model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states
+    if not -len(states) <= layer < len(states):
+        raise ValueError(f"hidden_layer={layer} is out of range: this encoder has layers 0 (embeddings) to "
+                         f"{len(states) - 1}; -1 is the last")
+    return states[layer]
+
+
 def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, pooling: str) -> torch.Tensor:
     """Sentence embeddings [N, d] from token states [N, L, d]: the mean over real tokens, or the first token."""
     if pooling == "first":

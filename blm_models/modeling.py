@@ -14,7 +14,7 @@ from transformers.utils import ModelOutput
 
 from .collator import SentenceBatcher
 from .configuration import BlmConfig
-from .encoders import load_encoder, load_tokenizer, pool, prepare_tokenizer
+from .encoders import load_encoder, load_tokenizer, pool, prepare_tokenizer, token_states
 from .heads import build_head
 from .losses import CandidateScorer, MaxMarginLoss
 
@@ -166,7 +166,7 @@ class BlmModel(PreTrainedModel):
         encoder = self.sentence_encoder()
         if encoder.device != input_ids.device:  # the frozen encoder is not a submodule, so .to() does not move it
             encoder.to(input_ids.device)
-        hidden = encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        hidden = token_states(encoder, input_ids, attention_mask, self.config.hidden_layer)
         return pool(hidden, attention_mask, self.config.pooling)
 
     # --- forward --------------------------------------------------------------------------------------
@@ -194,6 +194,9 @@ class BlmModel(PreTrainedModel):
                 answer_mask = answer_index >= 0
         if answer_embeddings is None:
             raise ValueError("answer_embeddings are required with context_embeddings")
+        if self.config.center_context:
+            centre = context_embeddings.mean(dim=1, keepdim=True)
+            context_embeddings, answer_embeddings = context_embeddings - centre, answer_embeddings - centre
         head_output = self.head(context_embeddings)
         scores = self.scorer(head_output.prediction, answer_embeddings, answer_mask)
         loss = None

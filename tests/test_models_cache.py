@@ -114,3 +114,16 @@ def test_two_processes_split_the_missing_sentences_and_both_read_all_of_them(
     assert [c.sentences_seen for c in counters] == [3, 3]
     assert torch.equal(results[0], results[1])
     assert len(list(EmbeddingCache(tmp_path, key_for(tiny_encoder_dir, encoder)).directory.glob("shard-*"))) == 2
+
+
+def test_the_pooled_layer_is_part_of_the_cache_key_and_changes_the_embedding(encoder_and_tokenizer, tiny_encoder_dir):
+    encoder, tokenizer = encoder_and_tokenizer
+    last = SentenceEmbedder(encoder, tokenizer).embed(SENTENCES, progress=False)
+    also_last = SentenceEmbedder(encoder, tokenizer, layer=encoder.config.num_hidden_layers).embed(SENTENCES, progress=False)
+    first_layer = SentenceEmbedder(encoder, tokenizer, layer=1).embed(SENTENCES, progress=False)
+    assert torch.allclose(last, also_last, atol=1e-6)
+    assert not torch.allclose(last, first_layer, atol=1e-3)
+    key = key_for(tiny_encoder_dir, encoder)
+    assert EncoderKey(key.name, key.revision, key.pooling, key.max_length, layer=1).folder_name != key.folder_name
+    with pytest.raises(ValueError, match="out of range: this encoder has layers 0"):
+        SentenceEmbedder(encoder, tokenizer, layer=99).embed(SENTENCES[:1], progress=False)

@@ -124,3 +124,20 @@ def test_model_loss_is_max_margin_plus_the_head_terms():
     margin = model.margin_loss(model.scorer(head_output.prediction, answers), labels)
     assert output.loss.item() == pytest.approx((margin + head_output.auxiliary_loss).item(), rel=1e-5)
     assert output.logits.shape == (4, 6)
+
+
+def test_center_context_makes_picks_blind_to_what_all_sentences_of_an_instance_share():
+    torch.manual_seed(0)
+    context, answers = torch.randn(8, 7, 32), torch.randn(8, 6, 32)
+    shared = 5 * torch.randn(8, 1, 32)  # e.g. the words every sentence of a type I instance repeats
+    centred = BlmModel(config(head="ffnn", center_context=True)).eval()
+    plain = BlmModel(config(head="ffnn")).eval()
+    plain.load_state_dict(centred.state_dict())
+    with torch.no_grad():
+        before = centred(context_embeddings=context, answer_embeddings=answers).logits
+        after = centred(context_embeddings=context + shared, answer_embeddings=answers + shared).logits
+        plain_before = plain(context_embeddings=context, answer_embeddings=answers).logits.argmax(-1)
+        plain_after = plain(context_embeddings=context + shared, answer_embeddings=answers + shared).logits.argmax(-1)
+    assert torch.equal(before.argmax(-1), after.argmax(-1))
+    assert torch.allclose(before - before.mean(-1, keepdim=True), after - after.mean(-1, keepdim=True), atol=1e-3)
+    assert not torch.equal(plain_before, plain_after)  # without centring the shift does change picks

@@ -46,6 +46,16 @@ def test_ffnn_learns_the_synthetic_agreement_blm_and_writes_metrics_json(
     assert written["data"]["sentences"]["unique"] < written["data"]["sentences"]["occurrences"]
 
 
+def test_ffnn_on_a_middle_layer_with_centred_contexts_learns_and_records_both(
+    tmp_path, agreement_dir, tiny_encoder_dir, embedding_cache_dir
+):
+    report = main(training_args(agreement_dir, tiny_encoder_dir, embedding_cache_dir, tmp_path, "--head", "ffnn",
+                                "--hidden_layer", "1", "--center_context", "true", "--num_train_epochs", "30"))
+    assert report["test"]["accuracy"] >= 0.6 > 2.5 * CHANCE
+    saved = json.loads((tmp_path / "config.json").read_text())
+    assert saved["hidden_layer"] == 1 and saved["center_context"] is True
+
+
 def test_two_level_vae_learns_the_synthetic_agreement_blm(tmp_path, agreement_dir, tiny_encoder_dir,
                                                           embedding_cache_dir):
     report = main(training_args(agreement_dir, tiny_encoder_dir, embedding_cache_dir, tmp_path,
