@@ -22,7 +22,7 @@ CARD_FILE = "README.md"
 UPLOAD_IGNORE = ("checkpoint-*", "runs", "optimizer.pt", "scheduler.pt", "rng_state*.pth", "*.lock", "__pycache__")
 TRAINING_KEYS = ("learning_rate", "num_train_epochs", "max_steps", "per_device_train_batch_size",
                  "gradient_accumulation_steps", "weight_decay", "warmup_steps", "lr_scheduler_type", "optim", "seed")
-ENCODER_KEYS = ("pooling", "max_length", "train_encoder", "encoder_revision")
+ENCODER_KEYS = ("pooling", "hidden_layer", "max_length", "train_encoder", "encoder_revision")
 DATA_KEYS = ("max_train_instances", "validation_fraction")
 VERSION_ORDER = ("blm-toolkit", "transformers", "torch", "datasets", "accelerate", "safetensors", "tokenizers", "python")
 
