@@ -197,3 +197,15 @@ def test_sentence_vae_traversal_tracks_the_picked_answer_label(tmp_path, tiny_en
     assert confusion.sum() == confusion[correct].sum() == 10
     assert np.array(results["traversal_confusions"]).shape == (5, 3, len(results["classes"]), len(results["classes"]))
     assert (tmp_path / "out" / "traversal.png").is_file()
+
+
+def test_centred_items_are_in_the_frame_a_center_context_model_sees(checkpoint, test_split):
+    _, table = _head_inputs(checkpoint, [s for c in test_split["context"] for s in c])
+    classes = latent.pattern_order({p for ps in test_split["context_patterns"] for p in ps})
+    plain = latent.sentence_items(test_split, table, classes)
+    centred = latent.sentence_items(test_split, table, classes, center=True)
+    context = table(test_split[0]["context"])
+    width = len(test_split[0]["context"])
+    torch.testing.assert_close(centred.inputs[:width], context - context.mean(dim=0, keepdim=True))
+    torch.testing.assert_close(centred.candidates[0].mean(dim=0), torch.zeros(context.shape[-1]), atol=1e-5, rtol=0)
+    assert torch.equal(plain.gold, centred.gold) and not torch.allclose(plain.inputs, centred.inputs)
