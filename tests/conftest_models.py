@@ -161,9 +161,10 @@ def embedding_cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("embedding_cache")
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(autouse=True, scope="module")
 def single_torch_thread():
-    """Tiny models gain nothing from intra-op threads and lose a lot when the CPU is shared: use one."""
+    """Tiny models gain nothing from intra-op threads and lose a lot when the CPU is shared: use one, for the
+    module's fixtures (trained models, analyses) as well as its tests."""
     import torch
 
     previous = torch.get_num_threads()

@@ -23,15 +23,6 @@ from blm_models.train_job import main as train
 LATENT_SIZE, STEPS, N_TEST = 4, 6, 24
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    """Module fixtures (training, analysis) run before the per-test single_torch_thread: one thread for them too,
-    as intra-op threads slow tiny models down badly on a shared CPU."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
-
 
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory) -> Path:

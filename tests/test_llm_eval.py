@@ -14,6 +14,7 @@ import datasets
 import numpy as np
 import pytest
 import torch
+from conftest_models import single_torch_thread  # noqa: F401 (fixture)
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
@@ -51,14 +52,6 @@ def build_tiny_causal_lm(folder: Path, corpus: list[str], chat_template: str | N
     fast.save_pretrained(folder)
     return folder
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny models run faster on one thread, and do not stall when the CPUs are shared."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

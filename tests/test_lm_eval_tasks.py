@@ -7,7 +7,6 @@ import importlib.util
 
 import datasets
 import pytest
-import torch
 import yaml
 
 import blm_datasets  # noqa: F401  (the load_dataset("blm") hook)
@@ -15,7 +14,7 @@ from blm_eval.lm_eval_tasks import TASK_DIR, include_path
 from blm_eval.lm_eval_tasks import utils as task_utils
 from blm_eval.lm_eval_tasks.generate import write_tasks
 from blm_eval.prompts import render_prompt
-from test_llm_eval import build_tiny_causal_lm
+from test_llm_eval import build_tiny_causal_lm, single_torch_thread  # noqa: F401 (fixture)
 
 CONFIG, SIZE = "agr_en_typeI", 120
 HAS_LM_EVAL = importlib.util.find_spec("lm_eval") is not None
@@ -31,14 +30,6 @@ _Loader.add_constructor("!function", lambda loader, node: f"!function {loader.co
 def _read(path) -> dict:
     return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny models run faster on one thread, and do not stall when the CPUs are shared."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
