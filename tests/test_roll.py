@@ -3,14 +3,14 @@
 import itertools
 
 import pytest
-import yaml
 
 from blm_datasets.audit import audit_rows
 from blm_datasets.validate import jaccard, validate_rows
 from builders import morphology, registry
 from builders.base import ImpossibleSize
 from builders.generate import Options, generate
-from builders.lexicon import LexiconError, load_yaml
+from builders.lexicon import LexiconError
+from lexicon_files import check_written, shipped_english
 from builders.roll import lexicon
 
 CONFIGS = [n for n in registry.config_names() if n.startswith("roll_")]
@@ -122,14 +122,11 @@ def test_irregular_pasts_and_plural_themes():
 
 @pytest.fixture()
 def english():
-    return yaml.safe_load((lexicon.HERE / "lexicons" / "en.yaml").read_text())
+    return shipped_english(lexicon)
 
 
 def _check(tmp_path, data_or_text):
-    path = tmp_path / "en.yaml"
-    path.write_text(data_or_text if isinstance(data_or_text, str) else yaml.safe_dump(data_or_text))
-    load_yaml.cache_clear()
-    return lexicon.check(load_yaml(path), path)
+    return check_written(lexicon, tmp_path, data_or_text)
 
 
 def test_shipped_lexicon_has_the_18_roll_verbs():
@@ -148,11 +145,11 @@ def test_scene_errors_name_the_scene(tmp_path, english):
     english["scenes"][0]["verbs"].append("tumble")
     with pytest.raises(LexiconError, match="scene 'balls': verb 'tumble' is not listed"):
         _check(tmp_path, english)
-    english = yaml.safe_load((lexicon.HERE / "lexicons" / "en.yaml").read_text())
+    english = shipped_english(lexicon)
     english["scenes"][0]["agents"][0] = "the ball boy"
     with pytest.raises(LexiconError, match="shares the word stem 'ball'"):
         _check(tmp_path, english)
-    english = yaml.safe_load((lexicon.HERE / "lexicons" / "en.yaml").read_text())
+    english = shipped_english(lexicon)
     english["scenes"] = [s for s in english["scenes"] if "whirl" not in s["verbs"]]
     with pytest.raises(LexiconError, match="verbs in no scene: .*whirl"):
         _check(tmp_path, english)

@@ -4,14 +4,14 @@ import random
 import re
 
 import pytest
-import yaml
 
 from blm_datasets.audit import audit_rows
 from blm_datasets.validate import validate_rows
 from builders import registry
 from builders.base import ImpossibleSize
 from builders.generate import Options, generate
-from builders.lexicon import LexiconError, load_yaml
+from builders.lexicon import LexiconError
+from lexicon_files import check_written, shipped_english
 from builders.sprayload import lexicon, verbs
 
 CONFIGS = [n for n in registry.config_names() if n.startswith("sprayload_")]
@@ -188,14 +188,11 @@ def test_irregular_participles_reach_the_sentences():
 
 @pytest.fixture()
 def english():
-    return yaml.safe_load((lexicon.HERE / "lexicons" / "en.yaml").read_text())
+    return shipped_english(lexicon)
 
 
 def _check(tmp_path, data_or_text):
-    path = tmp_path / "en.yaml"
-    path.write_text(data_or_text if isinstance(data_or_text, str) else yaml.safe_dump(data_or_text))
-    load_yaml.cache_clear()
-    return lexicon.check(load_yaml(path), path)
+    return check_written(lexicon, tmp_path, data_or_text)
 
 
 def test_shipped_lexicon_has_the_papers_30_verbs_with_five_of_each_role():
@@ -215,7 +212,7 @@ def test_missing_field_and_too_few_noun_phrases(tmp_path, english):
     del english["verbs"][2]["themes"]
     with pytest.raises(LexiconError, match="missing field 'themes'"):
         _check(tmp_path, english)
-    english = yaml.safe_load((lexicon.HERE / "lexicons" / "en.yaml").read_text())
+    english = shipped_english(lexicon)
     english["verbs"][0]["agents"] = english["verbs"][0]["agents"][:3]
     with pytest.raises(LexiconError, match="'agents' needs at least 5"):
         _check(tmp_path, english)
