@@ -133,6 +133,12 @@ def centred(embeddings: torch.Tensor, context: torch.Tensor, center: bool) -> to
     return embeddings - context.mean(dim=0, keepdim=True) if center else embeddings
 
 
+def context_frame(table: SentenceTable, context: Sequence[str], center: bool) -> torch.Tensor:
+    """An instance's context embeddings as the head sees them."""
+    embeddings = table(context)
+    return centred(embeddings, embeddings, center)
+
+
 def sentence_items(rows, table: SentenceTable, classes: Sequence[str], limit: int | None = None,
                    seed: int = 0, center: bool = False) -> ProbeItems:
     """One item per context sentence of each instance; candidates are that instance's context sentences."""
@@ -141,7 +147,7 @@ def sentence_items(rows, table: SentenceTable, classes: Sequence[str], limit: in
     pairs = [(i, j) for i, context in enumerate(contexts) for j in range(len(context))]
     pairs = [pairs[k] for k in sample_positions(len(pairs), limit, seed)]
     chosen = sorted({i for i, _ in pairs})
-    candidates = {i: centred(table(contexts[i]), table(contexts[i]), center) for i in chosen}
+    candidates = {i: context_frame(table, contexts[i], center) for i in chosen}
     candidate_ids = {i: torch.tensor([class_ids[p] for p in patterns[i]]) for i in chosen}
     return ProbeItems(
         inputs=torch.stack([candidates[i][j] for i, j in pairs]),
@@ -393,13 +399,13 @@ def run_latent_analysis(checkpoint: str | Path, out: str | Path | None = None, *
         classes = pattern_order({p for patterns in test["context_patterns"] for p in patterns})
         items = sentence_items(test, table, classes, max_sentences, seed, center)
         if center:  # the sentence encoder saw each sentence relative to its instance
-            train_inputs = torch.cat([centred(table(c), table(c), True) for c in train["context"]])
+            train_inputs = torch.cat([context_frame(table, c, True) for c in train["context"]])
         else:
             train_inputs = table(sorted({s for context in train["context"] for s in context}))
     else:
         classes = list(model.config.answer_label_names or answer_label_vocabulary([test]))
         items = instance_items(test, table, classes, max_sentences, seed, center)
-        train_inputs = torch.stack([centred(table(c), table(c), center) for c in train["context"]])
+        train_inputs = torch.stack([context_frame(table, c, center) for c in train["context"]])
     analysis = analyse_latents(build_probe(model), model.scorer, items, train_inputs, classes, steps, projection,
                                seed, head=model.config.head, progress=progress)
     analysis.details = {"checkpoint": str(checkpoint), **source, "test_instances": len(test),
