@@ -1,7 +1,9 @@
 """Loading and checking the YAML lexicons and templates shipped with each phenomenon.
 
-Every mapping remembers the line it starts on, so a malformed file fails with
-``file:line: entry: reason`` instead of a KeyError deep in the realiser.
+Every mapping and list remembers the file and line it starts on, so a malformed file fails with
+``file:line: entry: reason`` instead of a KeyError deep in the realiser. Duplicate keys, bytes that
+are not UTF-8, empty or binary files and directories are errors too (YAML itself would take a
+duplicate key silently, the later one winning).
 """
 
 from __future__ import annotations
@@ -24,32 +26,78 @@ class LexiconError(ValueError):
 
 
 class Entry(dict):
-    """A YAML mapping that knows its 1-based line number."""
+    """A YAML mapping that knows its file and 1-based line number."""
 
     line: int | None = None
+    source: str | None = None
+
+
+class Items(list):
+    """A YAML sequence that knows its file and 1-based line number."""
+
+    line: int | None = None
+    source: str | None = None
 
 
 class _LineLoader(yaml.SafeLoader):
+    source: str | None = None
+
     def construct_mapping(self, node, deep=False):  # noqa: D102 - yaml hook
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise LexiconError(self.source, key_node.start_mark.line + 1, f"key {key!r}",
+                                   f"duplicate key (first at line {seen[key]}); YAML would keep only the later one")
+            if isinstance(key, (str, int, float, bool)):
+                seen[key] = key_node.start_mark.line + 1
         entry = Entry(super().construct_mapping(node, deep=deep))
-        entry.line = node.start_mark.line + 1
+        entry.line, entry.source = node.start_mark.line + 1, self.source
         return entry
 
+    def construct_sequence(self, node, deep=False):  # noqa: D102 - yaml hook
+        items = Items(super().construct_sequence(node, deep=deep))
+        items.line, items.source = node.start_mark.line + 1, self.source
+        return items
 
-_LineLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_mapping
-)
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_mapping)
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _LineLoader.construct_sequence)
+
+
+def read_text(path: Path | str, what: str = "file") -> str:
+    """A user or package text file as UTF-8, with located errors for the usual ways it goes wrong."""
+    path = Path(path)
+    if path.is_dir():
+        raise LexiconError(path, None, what, "is a directory; give a file")
+    if not path.exists():
+        raise LexiconError(path, None, what, "does not exist")
+    data = path.read_bytes()
+    if not data.strip():
+        raise LexiconError(path, 1, what, "is empty")
+    if b"\x00" in data:
+        raise LexiconError(path, data[: data.index(b"\x00")].count(b"\n") + 1, what,
+                           "holds NUL bytes: a binary file, not text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise LexiconError(path, line, what, f"byte 0x{data[err.start]:02x} is not UTF-8; save the file as UTF-8") from None
 
 
 @functools.cache
 def load_yaml(path: Path) -> Entry:
     """Parse a YAML file into line-aware mappings (cached: files are read once per process)."""
+    text = read_text(path)
+    loader = _LineLoader(text)
+    loader.source = str(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = yaml.load(handle, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+        data = loader.get_single_data()
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         raise LexiconError(path, mark.line + 1 if mark else None, "file", f"invalid YAML: {err}") from None
+    finally:
+        loader.dispose()
     if not isinstance(data, Mapping):
         raise LexiconError(path, 1, "file", "expected a mapping at the top level")
     return data
