@@ -70,11 +70,63 @@ class Instance:
 
 
 class ImpossibleSize(ValueError):
-    """More instances were requested than the lexicon and template can produce."""
+    """More instances were requested than the lexicon and template can produce.
+
+    ``asked`` and ``possible`` are instance counts; ``exhausted`` means ``possible`` is what a random
+    draw found before it stopped finding new instances (a lower bound, not the exact total).
+    """
+
+    def __init__(self, what: str, asked: int | None = None, possible: int | None = None,
+                 exhausted: bool = False, hint: str = ""):
+        self.what, self.asked, self.possible, self.exhausted, self.hint = what, asked, possible, exhausted, hint
+        if asked is None:
+            message = what
+        elif exhausted:
+            message = (f"{what}: found only {possible} distinct instances of the {asked} asked "
+                       f"({MAX_MISSES_NOTE} in a row gave nothing new)")
+        else:
+            message = f"{what}: asked for {asked} instances, the template and lexicon allow at most {possible}"
+        super().__init__(message + (f"; {hint}" if hint else ""))
+
+
+MAX_MISSES_NOTE = "20000 draws"
 
 
 class SourceUnavailable(ValueError):
     """A corpus-based config has no readable source files (pass them with ``--sources``)."""
+
+
+class GeneratorBug(RuntimeError):
+    """A generated instance failed a check: the generator, not the user, is wrong."""
+
+    def __init__(self, config: str, failures: Sequence[str], record: dict[str, Any]):
+        self.config, self.failures, self.record = config, list(failures), record
+        lines = [f"{config}: generated instance {record.get('id')} fails {', '.join(failures)} "
+                 "(a generator bug: please report it with this instance)"]
+        for i, sentence in enumerate(record.get("context", []), 1):
+            lines.append(f"  {i}. {sentence}")
+        for i, answer in enumerate(record.get("answers", [])):
+            labels, classes = record.get("answer_labels", []), record.get("answer_error_classes", [])
+            tag = f"{labels[i]} ({classes[i]})" if i < len(labels) and i < len(classes) else ""
+            lines.append(f"  {'*' if i == record.get('label') else ' '}{chr(65 + i)}. {answer}  {tag}")
+        super().__init__("\n".join(lines))
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """A planned instance before realisation: the template's steps and the words of each sentence.
+
+    ``steps`` has context_size + 1 entries (the last one is the gold step); ``words[i]`` is what the
+    phenomenon's ``sentence`` needs to realise step i (``words[-1]`` serves every candidate);
+    ``facts`` is what rule judges may consult (the lexicon entry of the lemma, plan-level choices
+    such as the balanced set's other frames).
+    """
+
+    template: str
+    steps: tuple
+    words: tuple
+    lemma: str
+    facts: Any = None
 
 
 class Generator:

@@ -1,0 +1,96 @@
+"""Rules of a template, declared once: name, label, error class, how they corrupt a step.
+
+As in RAVEN's generator (``Rule.py``), a rule is an object that knows how to corrupt itself: a wrong
+candidate is the gold step with named rules corrupted and carries their names, never a hand-typed
+sentence. A rule may also consult the lexicon through a *judge*: for this lemma and these words, is
+the corrupted sentence ungrammatical (GRAMMAR), well-formed but off the pattern (SEQUENCE), or not
+an error at all (``None``: the candidate would be a second valid answer, so it is not generated).
+The class policy is written in builders/README.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ErrorClass = Literal["SEQUENCE", "GRAMMAR"]
+ERROR_CLASSES = ("SEQUENCE", "GRAMMAR")
+GOLD_LABEL, GOLD_CLASS = "Correct", "CORRECT"
+
+# corrupt(step, matrix, **params) -> the corrupted step, or a list of alternatives (a factor with
+# several wrong values, e.g. other frames); judge(step, matrix, **params) -> class or None.
+Corrupt = Callable[..., Any]
+Judge = Callable[..., "ErrorClass | None"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One named rule of a template."""
+
+    name: str
+    label: str | Callable[[Any], str]   # a label, or a function of the corrupted step (AEN1 vs AEN2)
+    error_class: ErrorClass             # what corrupting it yields unless the judge says otherwise
+    corrupt: Corrupt
+    judge: Judge | None = None
+    doc: str = ""
+
+    def label_for(self, step: Any) -> str:
+        return self.label(step) if callable(self.label) else self.label
+
+    def verdict(self, step: Any, matrix: Any, params: dict) -> ErrorClass | None:
+        """The class that is true of ``step`` for this matrix's words (None: not an error here)."""
+        if self.judge is None:
+            return self.error_class
+        verdict = self.judge(step, matrix, **params)
+        if verdict is not None and verdict not in ERROR_CLASSES:
+            raise ValueError(f"rule {self.name}: judge returned {verdict!r}; expected SEQUENCE, GRAMMAR or None")
+        return verdict
+
+
+@dataclass
+class RuleBook:
+    """The rules of one phenomenon; templates name them, the framework applies them."""
+
+    phenomenon: str
+    rules: dict[str, Rule] = field(default_factory=dict)
+
+    def rule(self, name: str, *, label: str | Callable[[Any], str], error_class: ErrorClass):
+        """Decorator: register ``corrupt(step, matrix, **params)`` as the rule ``name``."""
+        if error_class not in ERROR_CLASSES:
+            raise ValueError(f"rule {name}: error class must be SEQUENCE or GRAMMAR, got {error_class!r}")
+
+        def register(corrupt: Corrupt) -> Corrupt:
+            if name in self.rules:
+                raise ValueError(f"{self.phenomenon}: rule {name!r} declared twice")
+            self.rules[name] = Rule(name, label, error_class, corrupt, doc=(corrupt.__doc__ or "").strip())
+            return corrupt
+
+        return register
+
+    def judge(self, name: str):
+        """Decorator: ``judge(step, matrix, **params)`` decides the class of ``name``'s corruptions."""
+
+        def register(judge: Judge) -> Judge:
+            rule = self[name]
+            self.rules[name] = Rule(rule.name, rule.label, rule.error_class, rule.corrupt, judge, rule.doc)
+            return judge
+
+        return register
+
+    def __getitem__(self, name: str) -> Rule:
+        try:
+            return self.rules[name]
+        except KeyError:
+            raise KeyError(f"{self.phenomenon} has no rule {name!r}; its rules are: {', '.join(self.rules)}") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.rules
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.rules)
+
+    def table(self) -> list[tuple[str, str, str, str]]:
+        """(name, label, class, doc) of every rule, for READMEs and cards."""
+        return [(r.name, r.label if isinstance(r.label, str) else "(by step)", r.error_class, r.doc)
+                for r in self.rules.values()]
