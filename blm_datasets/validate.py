@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from builders import morphology, registry
+from builders.generate import set_default_check
 from builders.base import ConfigSpec
 from blm_datasets.features import COLUMNS, ERROR_CLASSES, GOLD_LABEL
 
@@ -106,3 +107,6 @@ def validate_rows(rows: Iterable[Mapping[str, Any]], spec: ConfigSpec) -> dict[s
     failures["gold_position_uniform"] = int(pvalue <= 0.01)
     return {"rows": n, "failures": {c: failures.get(c, 0) for c in (*CHECKS, "unique_ids", "gold_position_uniform")},
             "gold_position_pvalue": pvalue}
+
+
+set_default_check(check_record)  # every generation path validates each instance it makes

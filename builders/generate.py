@@ -1,23 +1,42 @@
-"""Config → records: split lemmas, plan, realise (optionally in parallel), validate, shuffle.
+"""Config → records: split lemmas, plan, realise (optionally in parallel), check, shuffle.
 
 Generation is deterministic for a seed: plans come from a RNG keyed on the seed and the config
-name, and a config's ``_balanced`` twin shares its plans (same contexts, other answer set).
+name, and a config's ``_balanced`` twin shares its plans (same contexts, other answer set; see
+:func:`generate_with_twin`, which realises each context once for both). Every record goes through
+the ``check`` function the caller passes (the validator, ``blm_datasets.validate.check_record``):
+a failing or duplicate instance is a generator bug and raises :class:`GeneratorBug`, so a config
+has exactly the size asked or a clear error, never fewer rows in silence.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import multiprocessing
 import random
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, Hashable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
+from typing import Any
 
 from tqdm.auto import tqdm
 
 from builders import registry
-from builders.base import ConfigSpec, Instance
+from builders.base import ConfigSpec, GeneratorBug, ImpossibleSize, Instance
 
 SPLIT_MODES = ("lemma", "random")
+Check = Callable[[dict, ConfigSpec], list[str]]
+_default_check: list[Check] = []
+
+
+def set_default_check(check: Check) -> None:
+    """The check used when a caller passes none (``blm_datasets.validate`` registers the validator
+    on import, so every generation path validates without builders importing it)."""
+    _default_check[:] = [check]
+
+
+class WorkerDied(RuntimeError):
+    """A generation worker process ended without a result (killed, or out of memory)."""
 
 
 @dataclass(frozen=True)
@@ -32,45 +51,102 @@ class Options:
 
     def __post_init__(self):
         if self.split not in SPLIT_MODES:
-            raise ValueError(f"split must be one of {', '.join(SPLIT_MODES)}, got {self.split!r}")
+            raise ValueError(f"--split {self.split!r}: must be one of {', '.join(SPLIT_MODES)}")
         if self.size is not None and self.size < 2:
-            raise ValueError(f"size must be at least 2 (one train and one test instance), got {self.size}")
+            raise ValueError(f"--size {self.size}: must be at least 2 (one train and one test instance)")
         if self.test_size is not None and not 0 < self.test_size < 1:
-            raise ValueError(f"test_size must be a fraction in (0, 1), got {self.test_size}")
+            raise ValueError(f"--test-size {self.test_size}: must be a fraction between 0 and 1 (exclusive)")
 
 
 @dataclass
 class SplitOutput:
     records: list[dict[str, Any]]
     planned: int
-    rejected: Counter = field(default_factory=Counter)
+
+    @property
+    def rejected(self) -> Counter:
+        """Kept for callers that report rejections: generation never rejects (it raises instead)."""
+        return Counter()
 
 
 def _base_name(spec: ConfigSpec) -> str:
     return spec.name.removesuffix("_balanced")
 
 
+class SplitShares:
+    """How a total size divides into train and test for a config (lemma or random split)."""
+
+    def __init__(self, n_lemmas: int, n_test_lemmas: int | None, test_share: float):
+        self.n_lemmas, self.n_test_lemmas, self.test_share = n_lemmas, n_test_lemmas, test_share
+
+    def sizes(self, total: int) -> dict[str, int]:
+        if self.n_test_lemmas is None:
+            n_test = max(1, round(total * self.test_share))
+        else:
+            n_test = max(1, round(total * self.n_test_lemmas / self.n_lemmas))
+        return {"train": total - n_test, "test": n_test}
+
+    def largest_total(self, split: str, capacity: int, upper: int) -> int:
+        """The largest total (<= upper) whose ``split`` share fits ``capacity``."""
+        low, high = 0, upper
+        while low < high:
+            mid = (low + high + 1) // 2
+            if self.sizes(mid)[split] <= capacity:
+                low = mid
+            else:
+                high = mid - 1
+        return low
+
+
 def plan_splits(spec: ConfigSpec, opts: Options) -> dict[str, list[Hashable]]:
-    """Deterministic plans per split."""
+    """Deterministic plans per split; a split the lexicon cannot fill is ImpossibleSize with the
+    total asked and the largest total that fits."""
     gen = registry.generator(spec.phenomenon, spec.language)
     gen.configure(spec, opts)
     lemmas = gen.lemmas(spec)
     total = opts.size or gen.default_size(spec)
     base = _base_name(spec)
     if opts.split == "random":
-        plans = gen.plan(spec, lemmas, total, random.Random(f"{opts.seed}:{base}"))
-        n_test = max(1, round(total * (opts.test_size or 0.1)))
-        return {"train": plans[n_test:], "test": plans[:n_test]}
+        shares = SplitShares(len(lemmas), None, opts.test_size or 0.1)
+        sizes = shares.sizes(total)
+        try:
+            plans = gen.plan(spec, lemmas, total, random.Random(f"{opts.seed}:{base}"))
+        except ImpossibleSize as err:
+            raise _total_error(spec, opts, total, sizes, None, err) from None
+        return {"train": plans[sizes["test"]:], "test": plans[:sizes["test"]]}
     share = opts.test_size or gen.test_lemma_fraction
+    if len(lemmas) < 2:
+        raise ImpossibleSize(f"{spec.name}: a lemma split needs at least 2 lemmas, the lexicon has {len(lemmas)}")
     n_test_lemmas = min(len(lemmas) - 1, max(gen.min_test_lemmas, round(share * len(lemmas))))
     lemma_rng = random.Random(f"{opts.seed}:{spec.phenomenon}:{spec.language}:lemmas")
     test_lemmas = gen.split_lemmas(lemmas, n_test_lemmas, lemma_rng)
-    train_lemmas = [lemma for lemma in lemmas if lemma not in set(test_lemmas)]
-    n_test = max(1, round(total * len(test_lemmas) / len(lemmas)))
-    return {
-        "train": gen.plan(spec, train_lemmas, total - n_test, random.Random(f"{opts.seed}:{base}:train")),
-        "test": gen.plan(spec, test_lemmas, n_test, random.Random(f"{opts.seed}:{base}:test")),
-    }
+    split_lemmas = {"train": [lemma for lemma in lemmas if lemma not in set(test_lemmas)], "test": test_lemmas}
+    shares = SplitShares(len(lemmas), len(test_lemmas), share)
+    sizes = shares.sizes(total)
+    out = {}
+    for split in ("train", "test"):
+        try:
+            out[split] = gen.plan(spec, split_lemmas[split], sizes[split], random.Random(f"{opts.seed}:{base}:{split}"))
+        except ImpossibleSize as err:
+            raise _total_error(spec, opts, total, sizes, (split, shares, len(split_lemmas[split])), err) from None
+    return out
+
+
+def _total_error(spec: ConfigSpec, opts: Options, total: int, sizes: dict[str, int], failed: tuple | None,
+                 err: ImpossibleSize) -> ImpossibleSize:
+    """Restate a split's ImpossibleSize in terms of what the user asked (--size, the total)."""
+    asked = f"--size {opts.size}" if opts.size else f"the default size {total}"
+    message = f"{spec.name}: {asked} asks for {sizes['train']} train + {sizes['test']} test instances"
+    if failed is None or err.asked is None:
+        return ImpossibleSize(f"{message}; {err}")
+    split, shares, n_lemmas = failed
+    bound = "found only" if err.exhausted else "can hold at most"
+    fit = shares.largest_total(split, err.possible, total)
+    hint = f"ask for at most {'about ' if err.exhausted else ''}{fit} in all (--size {fit})"
+    if spec.lexical_type != "I":
+        hint += " or add words to the lexicon"
+    return ImpossibleSize(f"{message}; the {split} split ({n_lemmas} lemmas) {bound} {err.possible} distinct "
+                          f"instances: {hint}", total, fit, err.exhausted)
 
 
 def to_record(spec: ConfigSpec, inst: Instance, rid: str, gold_pos: int, rng: random.Random) -> dict[str, Any]:
@@ -96,71 +172,130 @@ def to_record(spec: ConfigSpec, inst: Instance, rid: str, gold_pos: int, rng: ra
     }
 
 
-def _realise_chunk(job: tuple[ConfigSpec, str, int, list[tuple[int, Hashable, int]]]) -> list[tuple[int, Any]]:
-    """Worker: realise, order and validate a chunk of plans; returns records or rejection reasons."""
-    from blm_datasets.validate import check_record  # validator is independent of the generator
-
-    spec, split, seed, items = job
-    gen = registry.generator(spec.phenomenon, spec.language)
-    out = []
-    for index, plan, gold_pos in items:
-        inst = gen.realise(spec, plan)
-        k = len(inst.candidates)
-        rng = random.Random(f"{seed}:{spec.name}:{split}:{index}")
-        record = to_record(spec, inst, f"{spec.name}-{split}-{index:06d}", gold_pos % k, rng)
-        failures = check_record(record, spec)
-        out.append((index, record if not failures else failures))
+def gold_positions(sizes: Sequence[int], rng: random.Random) -> list[int]:
+    """A gold position per instance: among the instances with k candidates, every position is used
+    equally often (±1), in random order."""
+    by_size: dict[int, list[int]] = defaultdict(list)
+    for index, k in enumerate(sizes):
+        by_size[k].append(index)
+    out = [0] * len(sizes)
+    for k in sorted(by_size):
+        indices = by_size[k]
+        positions = [i % k for i in range(len(indices))]
+        rng.shuffle(positions)
+        for index, position in zip(indices, positions):
+            out[index] = position
     return out
 
 
-def gold_positions(n: int, k: int, rng: random.Random) -> list[int]:
-    """Gold positions with every position used equally often (±1), in random order."""
-    positions = [i % k for i in range(n)]
-    rng.shuffle(positions)
-    return positions
+def _answer_set_size(gen, spec: ConfigSpec, plan: Hashable, balanced: bool) -> int:
+    if hasattr(gen, "matrix"):
+        return len(gen.answers(gen.matrix(spec, plan), balanced))
+    return len(gen.realise(spec, plan).candidates)
 
 
-def generate_split(spec: ConfigSpec, split: str, plans: list[Hashable], opts: Options,
-                   num_proc: int = 1, progress: bool = True) -> SplitOutput:
-    import blm_datasets.validate  # noqa: F401 - import before forking, not once per worker
+# A job: (specs realised from one plan, split, seed, check, [(index, plan, gold position per spec)])
+Job = tuple[tuple[ConfigSpec, ...], str, int, Check | None, list[tuple[int, Hashable, tuple[int, ...]]]]
 
-    gen = registry.generator(spec.phenomenon, spec.language)
-    if not plans:
-        return SplitOutput([], 0)
-    k = len(gen.realise(spec, plans[0]).candidates)
-    positions = gold_positions(len(plans), k, random.Random(f"{opts.seed}:{spec.name}:{split}:gold"))
-    items = [(i, plan, positions[i]) for i, plan in enumerate(plans)]
-    size = max(64, len(items) // (8 * max(num_proc, 1)) + 1)
-    jobs = [(spec, split, opts.seed, items[i:i + size]) for i in range(0, len(items), size)]
-    bar = tqdm(total=len(items), desc=f"{spec.name} {split}", unit="inst", disable=not progress, leave=False)
-    results: list[tuple[int, Any]] = []
-    if num_proc > 1 and len(jobs) > 1:
-        with multiprocessing.get_context("fork").Pool(num_proc) as pool:
-            for chunk in pool.imap(_realise_chunk, jobs):
-                results += chunk
-                bar.update(len(chunk))
-    else:
+
+def _realise_chunk(job: Job) -> list[tuple[int, list[dict], list[tuple[str, list[str]]]]]:
+    """Worker: realise, order and check a chunk of plans: (index, records, failures per spec)."""
+    specs, split, seed, check, items = job
+    gen = registry.generator(specs[0].phenomenon, specs[0].language)
+    out = []
+    for index, plan, positions in items:
+        if len(specs) == 2:
+            instances = gen.realise_twins(specs[0], plan)
+        else:
+            instances = (gen.realise(specs[0], plan),)
+        records, failures = [], []
+        for spec, inst, position in zip(specs, instances, positions):
+            rng = random.Random(f"{seed}:{spec.name}:{split}:{index}")
+            record = to_record(spec, inst, f"{spec.name}-{split}-{index:06d}", position, rng)
+            failed = check(record, spec) if check is not None else []
+            records.append(record)
+            failures.append((spec.name, failed))
+        out.append((index, records, failures))
+    return out
+
+
+def _run(jobs: list[Job], num_proc: int, bar) -> list:
+    """Run jobs in this process or in ``num_proc`` forked workers; a dead worker fails at once."""
+    results: list = []
+    if num_proc <= 1 or len(jobs) <= 1:
         for job in jobs:
             chunk = _realise_chunk(job)
             results += chunk
             bar.update(len(chunk))
-    bar.close()
-    out, seen = SplitOutput([], len(plans)), set()
-    for _, result in results:
-        if isinstance(result, list):
-            out.rejected.update(result)
-            continue
-        key = (tuple(result["context"]), tuple(sorted(result["answers"])))
-        if key in seen:
-            out.rejected["duplicate"] += 1
-            continue
-        seen.add(key)
-        out.records.append(result)
-    return out
+        return results
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(num_proc, mp_context=context) as pool:
+        futures = [pool.submit(_realise_chunk, job) for job in jobs]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                chunk = future.result()
+                results += chunk
+                bar.update(len(chunk))
+        except BrokenProcessPool:
+            for future in futures:
+                future.cancel()
+            names = ", ".join(spec.name for spec in jobs[0][0])
+            raise WorkerDied(f"{names} {jobs[0][1]}: a generation worker died (killed, or out of memory); "
+                             f"rerun with fewer --num-proc or more memory") from None
+    return results
 
 
-def generate(spec: ConfigSpec, opts: Options = Options(), num_proc: int = 1,
-             progress: bool = True) -> dict[str, SplitOutput]:
-    """Every split of a config, validated; rejected instances are counted, never emitted."""
+def _generate_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], opts: Options,
+                    num_proc: int, progress: bool, check: Check | None) -> list[SplitOutput]:
+    gen = registry.generator(specs[0].phenomenon, specs[0].language)
+    check = check or (_default_check[0] if _default_check else None)
+    if not plans:
+        return [SplitOutput([], 0) for _ in specs]
+    per_spec = []
+    for spec in specs:
+        sizes = [_answer_set_size(gen, spec, plan, spec.balanced) for plan in plans]
+        per_spec.append(gold_positions(sizes, random.Random(f"{opts.seed}:{spec.name}:{split}:gold")))
+    items = [(i, plan, tuple(p[i] for p in per_spec)) for i, plan in enumerate(plans)]
+    size = max(64, len(items) // (8 * max(num_proc, 1)) + 1)
+    jobs = [(specs, split, opts.seed, check, items[i:i + size]) for i in range(0, len(items), size)]
+    names = " + ".join(spec.name for spec in specs)
+    bar = tqdm(total=len(items), desc=f"{names} {split}", unit="inst", disable=not progress, leave=False)
+    try:
+        results = sorted(_run(jobs, num_proc, bar), key=lambda r: r[0])
+    finally:
+        bar.close()
+    outputs = [SplitOutput([], len(plans)) for _ in specs]
+    seen: list[dict[tuple, str]] = [{} for _ in specs]
+    for _, records, failures in results:
+        for k, (record, (_, failed)) in enumerate(zip(records, failures)):
+            if failed:
+                raise GeneratorBug(specs[k].name, failed, record)
+            key = (tuple(record["context"]), tuple(sorted(record["answers"])))
+            if key in seen[k]:
+                raise GeneratorBug(specs[k].name, [f"duplicate of {seen[k][key]}"], record)
+            seen[k][key] = record["id"]
+            outputs[k].records.append(record)
+    return outputs
+
+
+def generate(spec: ConfigSpec, opts: Options = Options(), num_proc: int = 1, progress: bool = True,
+             check: Check | None = None) -> dict[str, SplitOutput]:
+    """Every split of a config, each instance checked with ``check`` (the validator)."""
     plans = plan_splits(spec, opts)
-    return {split: generate_split(spec, split, p, opts, num_proc, progress) for split, p in plans.items()}
+    return {split: _generate_split((spec,), split, p, opts, num_proc, progress, check)[0]
+            for split, p in plans.items()}
+
+
+def generate_with_twin(spec: ConfigSpec, opts: Options = Options(), num_proc: int = 1, progress: bool = True,
+                       check: Check | None = None) -> tuple[dict[str, SplitOutput], dict[str, SplitOutput]]:
+    """A config and its ``_balanced`` twin from the same plans, each context realised once."""
+    paper, twin = replace(spec, balanced=False), replace(spec, balanced=True)
+    gen = registry.generator(spec.phenomenon, spec.language)
+    if not hasattr(gen, "realise_twins"):
+        return generate(paper, opts, num_proc, progress, check), generate(twin, opts, num_proc, progress, check)
+    plans = plan_splits(paper, opts)
+    out: tuple[dict, dict] = ({}, {})
+    for split, p in plans.items():
+        a, b = _generate_split((paper, twin), split, p, opts, num_proc, progress, check)
+        out[0][split], out[1][split] = a, b
+    return out

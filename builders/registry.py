@@ -29,10 +29,19 @@ def available() -> list[str]:
     return [p for p, target in PHENOMENA.items() if importlib.util.find_spec(target.split(":")[0])]
 
 
+def check_phenomenon(phenomenon: str, flag: str = "--phenomenon") -> str:
+    """``phenomenon`` if registered, else a clear error with the closest names."""
+    known = available()
+    if phenomenon not in known:
+        close = difflib.get_close_matches(phenomenon, known, n=3, cutoff=0.4)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        raise ValueError(f"{flag} {phenomenon!r}: unknown phenomenon.{hint} Known: {', '.join(known)}")
+    return phenomenon
+
+
 @functools.cache
 def generator_class(phenomenon: str) -> type[Generator]:
-    if phenomenon not in available():
-        raise ValueError(f"unknown phenomenon {phenomenon!r}; known: {', '.join(available())}")
+    check_phenomenon(phenomenon, "phenomenon")
     module, attribute = PHENOMENA[phenomenon].split(":")
     return getattr(importlib.import_module(module), attribute)
 
@@ -51,9 +60,28 @@ def get_spec(name: str) -> ConfigSpec:
     specs = {spec.name: spec for spec in all_specs()}
     if name in specs:
         return specs[name]
+    missing = _missing_lexicon(name)
+    if missing:
+        raise ValueError(missing)
     close = difflib.get_close_matches(name, specs, n=5, cutoff=0.5)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
     raise ValueError(f"unknown BLM config {name!r}.{hint} Valid configs: {', '.join(specs)}")
+
+
+def _missing_lexicon(name: str) -> str | None:
+    """Why a well-formed name of a known phenomenon has no config: its language has no lexicon."""
+    phenomenon, _, rest = name.partition("_")
+    if phenomenon not in available() or not rest:
+        return None
+    cls = generator_class(phenomenon)
+    language = rest.split("_")[0]
+    known = {lang.replace("-", "") for lang in cls.languages()}
+    if language in known or not language.isalpha():
+        return None
+    lexicons = getattr(cls, "lexicon_dir", lambda: cls.directory() / "lexicons")()
+    return (f"unknown BLM config {name!r}: {phenomenon} has no lexicon for language {language!r} "
+            f"(no {language}*.yaml in {lexicons}); its languages are {', '.join(sorted(known))}. "
+            f"Adding a language is adding its lexicon file: see builders/README.md")
 
 
 @functools.cache

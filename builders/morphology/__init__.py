@@ -30,7 +30,8 @@ def function_words(code: str) -> frozenset[str]:
     """Closed-class words of a language (articles, prepositions, auxiliaries, pronouns …)."""
     path = _HERE / "function_words" / f"{code}.txt"
     if not path.exists():
-        return frozenset()
+        raise ValueError(f"no function-word list for language {code!r}: {path} is missing; the lexical-overlap "
+                         "checks need one word per line (articles, prepositions, auxiliaries, pronouns …)")
     words = (w.strip().lower() for w in path.read_text(encoding="utf-8").split())
     return frozenset(w for w in words if w and not w.startswith("#"))
 
