@@ -1,45 +1,56 @@
-"""The agreement generator: plans (seed, sequence variant, words) and realises them."""
+"""The agreement generator: plans (seed, sequence variant, words) for the framework to realise."""
 
 from __future__ import annotations
 
 import functools
 import random
 from collections.abc import Sequence
-from typing import Hashable
+from typing import Hashable, Literal
 
 from builders import morphology
 from builders.agr import lexicon, rules
 from builders.agr.realise import Material, Realiser
-from builders.base import (Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, disjoint_lemmas,
-                           draw_distinct, sample_distinct)
-from builders.lexicon import load_yaml
+from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
+from builders.generator import Generator
+from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint
+from builders.template import Strict, Template
 
-SWAPS = {  # type II: which word of a sentence may be swapped, per clause type
+CONTEXT_SWAPS = {  # type II: the words a sentence shows that may be swapped, per clause type
     "main": ("subject", "attractor1", "attractor2"),
     "completive": ("subject", "attractor1", "attractor2", "name", "verb"),
     "relative": ("subject", "attractor1", "attractor2", "relative", "rel_name"),
 }
+FRAME_SLOTS = {"main": (), "completive": ("name", "verb"), "relative": ("relative", "rel_name")}
+ANSWER = 7
+
+
+class AgrSequence(Strict):
+    subject_start: tuple[Literal["sg", "pl"], ...]
+    n1_pattern: tuple[str, ...]
+    n2_pattern: tuple[str, ...]
+
+
+class AgrTemplate(Template):
+    clause_types: tuple[Literal["main", "completive", "relative"], ...]
+    sequence: AgrSequence
 
 
 class AgrGenerator(Generator):
     phenomenon = "agr"
-    description = "Subject-verb number agreement across one or two attractors (BLM-AgrF)."
-    context_size = 7
+    rules = rules.RULES
+    template_model = AgrTemplate
 
     def __init__(self, language: str):
         super().__init__(language)
-        self.template = load_yaml(self.directory() / "template.yaml")
-        self.test_lemma_fraction = self.template["test_lemma_fraction"]
         self.lex = lexicon.load(language)
-        self.variants_ = rules.variants(self.template["sequence"])
-        self.clauses = tuple(self.template["clause_types"])
+        seq = self.template.sequence
+        self.variants_ = rules.variants(seq.subject_start, seq.n1_pattern, seq.n2_pattern)
+        self.clauses = self.template.clause_types
         self.seed_index = {s["id"]: i for i, s in enumerate(self.lex["seeds"])}
         self.realiser = Realiser(self.lex)
+        self.masks = StemMasks()
 
     # --- split ---------------------------------------------------------------------------------
-    def default_size(self, spec: ConfigSpec) -> int:
-        return self.template["sizes"][spec.lexical_type]
-
     def lemmas(self, spec: ConfigSpec) -> list[str]:
         return [s["id"] for s in self.lex["seeds"]]
 
@@ -54,34 +65,28 @@ class AgrGenerator(Generator):
         i = self.seed_index[seed_id]
         names = lex["names"]
         return Material(
-            seed=seed_id,
-            subject=seed["subject"],
-            prep=seed["attractor1"]["prep"],
-            attractor1=seed["attractor1"]["noun"],
-            attractor2=seed["attractor2"],
-            name=names[i % len(names)],
-            verb=lex["completive_verbs"][i % len(lex["completive_verbs"])],
-            relative=lex["relatives"][i % len(lex["relatives"])],
-            rel_name=names[(i + 1) % len(names)],
-        )
+            seed=seed_id, subject=seed["subject"], prep=seed["attractor1"]["prep"],
+            attractor1=seed["attractor1"]["noun"], attractor2=seed["attractor2"],
+            name=names[i % len(names)], verb=lex["completive_verbs"][i % len(lex["completive_verbs"])],
+            relative=lex["relatives"][i % len(lex["relatives"])], rel_name=names[(i + 1) % len(names)])
 
     def _pool(self, seed_id: str, slot: str) -> list[str]:
+        """The words a slot may take instead of the seed's own (never the seed's own word)."""
         seed = self.lex["seeds_by_id"][seed_id]
         if slot in lexicon.SLOTS:
             return seed["alternatives"][slot]
-        return {"name": self.lex["names"], "rel_name": self.lex["names"],
+        own = getattr(self.base_material(seed_id), slot)
+        pool = {"name": self.lex["names"], "rel_name": self.lex["names"],
                 "verb": self.lex["completive_verbs"], "relative": self.lex["relatives"]}[slot]
+        return [w for w in pool if w != own]
 
-    def swapped(self, seed_id: str, clause: str, swap: tuple[str, int] | None) -> Material:
+    def swapped(self, seed_id: str, swap: tuple[str, int] | None) -> Material:
         """The seed's material with one word replaced by its ``index``-th alternative."""
         mat = self.base_material(seed_id)
         if swap is None:
             return mat
         slot, index = swap
-        pool = self._pool(seed_id, slot)
-        if slot not in lexicon.SLOTS:  # frame pools include the seed's own word: skip it
-            pool = [w for w in pool if w != getattr(mat, slot)]
-        return mat._replace(**{slot: pool[index % len(pool)]})
+        return mat._replace(**{slot: self._pool(seed_id, slot)[index]})
 
     def _stems(self, mat: Material, clause: str = "main") -> frozenset[str]:
         """Content stems of every form of a material (both numbers, the clause's frame words)."""
@@ -106,85 +111,88 @@ class AgrGenerator(Generator):
 
     # --- planning ------------------------------------------------------------------------------
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
-        nv, nc = len(self.variants_), len(self.clauses)
         lemmas = sorted(lemmas)
         if spec.lexical_type == "I":
-            space = len(lemmas) * nv * nc
-            picks = sample_distinct(space, n, rng, spec.name)
-            return [(self.clauses[p % nc], (p // nc) % nv, lemmas[p // (nc * nv)]) for p in picks]
-        make = self._plan_type2 if spec.lexical_type == "II" else self._plan_type3
-        return draw_distinct(lambda: make(lemmas, rng), n, spec.name)
-
-    def _swap(self, seed: str, clause: str, rng: random.Random) -> tuple[str, int]:
-        slot = rng.choice(SWAPS[clause])
-        return slot, rng.randrange(len(self._pool(seed, slot)) - (slot not in lexicon.SLOTS))
-
-    def _plan_type2(self, lemmas, rng) -> Hashable:
-        clause = rng.choice(self.clauses)
-        seed = rng.choice(lemmas)
-        swaps = tuple(self._swap(seed, clause, rng) for _ in range(8))
-        return clause, rng.randrange(len(self.variants_)), seed, swaps
-
-    def _plan_type3(self, lemmas, rng) -> Hashable | None:
-        """Eight sentences from eight seeds, chosen greedily so that no content word repeats."""
+            space = ProductSpace.of((len(lemmas), len(self.variants_), len(self.clauses)))
+            return [(self.clauses[c], v, lemmas[s]) for _, (s, v, c) in space.sample(n, rng, spec.name)]
+        if spec.lexical_type == "II":
+            return draw_distinct(lambda: self._plan_type2(lemmas, rng), n, spec.name)
         if len(lemmas) < 8:
-            raise ImpossibleSize(f"type III needs 8 seeds with no shared content word, this split has {len(lemmas)}")
+            raise ImpossibleSize(f"{spec.name}: type III needs 8 seeds with no shared content word, "
+                                 f"this split has {len(lemmas)}")
+        return draw_distinct(lambda: self._plan_type3(lemmas, rng), n, spec.name)
+
+    def _visible_slots(self, i: int, clause: str) -> tuple[str, ...]:
+        """The words sentence ``i`` shows (the one-attractor half hides attractor 2; the answer
+        sentence shows it in some candidate)."""
+        slots = CONTEXT_SWAPS[clause]
+        return tuple(s for s in slots if s != "attractor2" or i >= 4)
+
+    def _plan_type2(self, lemmas: Sequence[str], rng: random.Random) -> Hashable:
+        """One seed; each sentence swaps one of the words it shows for an alternative."""
+        clause, seed = rng.choice(self.clauses), rng.choice(lemmas)
+        swaps = []
+        for i in range(8):
+            slot = rng.choice(self._visible_slots(i, clause))
+            swaps.append((slot, rng.randrange(len(self._pool(seed, slot)))))
+        return clause, rng.randrange(len(self.variants_)), seed, tuple(swaps)
+
+    def _plan_type3(self, lemmas: Sequence[str], rng: random.Random) -> Hashable | None:
+        """Eight sentences from eight seeds, none sharing a content word (builders.sampling)."""
         clause = rng.choice(self.clauses)
-        frames = list(zip(*(rng.sample(range(len(self.lex[k])), 8)
-                            for k in ("names", "completive_verbs", "relatives", "names"))))
+        frame_pools = {slot: list(range(len(self._frame_pool(slot)))) for slot in FRAME_SLOTS[clause]}
         pool = list(lemmas)
         rng.shuffle(pool)
-        sentences, used = [], set()
-        for frame in frames:
+        taken: set[str] = set()
+
+        def options(i: int, used: int):
             for seed in pool:
-                swap = self._swap(seed, "main", rng)
-                stems = self._stems(self._material3(seed, swap, frame), clause)
-                if not stems & used:
-                    used |= stems
-                    sentences.append((seed, swap, frame))
-                    pool.remove(seed)
-                    break
-            else:
-                return None
+                if seed in taken:
+                    continue
+                slot = rng.choice(("subject", "attractor1") + (("attractor2",) if i >= 4 else ()))
+                swap = (slot, rng.randrange(len(self._pool(seed, slot))))
+                frame = tuple((s, rng.choice(frame_pools[s])) for s in FRAME_SLOTS[clause])
+                mask = self.masks.mask(self._stems(self._material3(seed, swap, frame), clause))
+                if not mask & used:
+                    taken.add(seed)
+                yield (seed, swap, frame), mask
+
+        sentences = fill_disjoint(8, options)
+        if sentences is None:
+            return None
         return clause, rng.randrange(len(self.variants_)), tuple(sentences)
 
-    def _material3(self, seed: str, swap, frame) -> Material:
-        lex = self.lex
-        return self.swapped(seed, "main", swap)._replace(
-            name=lex["names"][frame[0]], verb=lex["completive_verbs"][frame[1]],
-            relative=lex["relatives"][frame[2]], rel_name=lex["names"][frame[3]])
+    def _frame_pool(self, slot: str) -> list[str]:
+        return self.lex["names" if slot in ("name", "rel_name") else
+                        {"verb": "completive_verbs", "relative": "relatives"}[slot]]
 
-    # --- realisation ---------------------------------------------------------------------------
-    def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
+    def _material3(self, seed: str, swap, frame) -> Material:
+        return self.swapped(seed, swap)._replace(**{s: self._frame_pool(s)[k] for s, k in frame})
+
+    # --- the framework's hooks -----------------------------------------------------------------
+    def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:
         if spec.lexical_type == "I":
             clause, variant, seed = plan
-            materials = [self.base_material(seed)] * 8
+            materials = (self.base_material(seed),) * 8
         elif spec.lexical_type == "II":
             clause, variant, seed, swaps = plan
-            materials = [self.swapped(seed, clause, swap) for swap in swaps]
+            materials = tuple(self.swapped(seed, swap) for swap in swaps)
         else:
             clause, variant, sentences = plan
-            materials = [self._material3(*s) for s in sentences]
-        steps = self.variants_[variant].steps()
-        context = [self._sentence(materials[i], steps[i], clause) for i in range(7)]
-        gold = steps[7]
-        if spec.balanced:
-            answers = rules.balanced_answers(gold, self.template["balanced"]["factors"])
-        else:
-            answers = rules.paper_answers(gold, self.template["candidates"])
-        candidates = [Candidate(self._sentence(materials[7], step, clause), label, cls)
-                      for step, label, cls in answers]
-        return Instance(context, candidates, lemma=materials[7].seed, template=clause)
+            materials = tuple(self._material3(*s) for s in sentences)
+        return Matrix(clause, self.variants_[variant].steps(), materials, materials[ANSWER].seed)
+
+    def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
+        return self._sentence(words, step, template)
 
     @functools.lru_cache(maxsize=1 << 16)
-    def _sentence(self, material: Material, step: rules.Step, clause: str):
+    def _sentence(self, material: Material, step: rules.Step, clause: str) -> Sentence:
         return self.realiser(material, step, clause)
 
-    def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
-        return _next_patterns(tuple(self.variants_), template, tuple(context_patterns))
+    def sequences(self):
+        for clause in self.clauses:
+            for variant in self.variants_:
+                yield clause, variant.steps()
 
-
-@functools.cache
-def _next_patterns(variants: tuple[rules.Variant, ...], clause: str, context: tuple[str, ...]) -> set[str]:
-    sequences = [tuple(step.pattern(clause) for step in v.steps()) for v in variants]
-    return {seq[7] for seq in sequences if seq[:7] == context}
+    def pattern(self, step: rules.Step, template: str) -> str:
+        return step.pattern(template)

@@ -32,6 +32,9 @@ def check(lex: Entry, path: Path) -> None:
         c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
     morph = morphology.language(language)
     c.field(lex, "complementizer", str, "complementizer")
+    repeats = c.field(lex, "coordination_repeats", list, "coordination_repeats")
+    if any(not isinstance(p, str) or not p.strip() for p in repeats):
+        c.fail(lex, "coordination_repeats", "must be a list of prepositions")
     c.strings(lex, "names", "names", MIN_POOL)
     c.strings(lex, "completive_verbs", "completive_verbs", MIN_POOL)
     for rel in c.strings(lex, "relatives", "relatives", MIN_POOL):

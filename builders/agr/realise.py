@@ -32,6 +32,16 @@ class Realiser:
         self.nouns = lex["nouns"]
         self._cache: dict[tuple, str] = {}
 
+    def repeated(self, prep: str) -> str:
+        """What a coordinated second attractor repeats of attractor 1's preposition: the language
+        lists the prepositions that cannot scope over a coordination (fr ``de``: "des touristes et
+        des vols"; it articulated ``della``; ro ``din`` + bare noun); others are not repeated."""
+        repeats = self.lex.get("coordination_repeats", ())
+        if prep in repeats:
+            return prep
+        last = prep.rsplit(" ", 1)[-1]
+        return last if last in repeats else ""
+
     def phrase(self, kind: str, key: str, number: str, prep: str = "", modified: bool = False) -> str:
         cache_key = (kind, key, number, prep, modified)
         text = self._cache.get(cache_key)
@@ -44,7 +54,7 @@ class Realiser:
             elif kind == "genitive":
                 text = morph.genitive(noun, number)
             else:
-                text = morph.coordinate(noun, number)
+                text = morph.coordinate(noun, number, prep)
             text = self._cache[cache_key] = morph.finalize(text)
         return text
 
@@ -58,8 +68,10 @@ class Realiser:
             chunks.append(self.phrase("genitive", mat.attractor2, step.n2))
         else:
             chunks.append(self.phrase("pp", mat.attractor1, step.n1, mat.prep, modified))
-        if step.count == 2:
-            chunks.append(self.phrase("coord" if step.coord else "genitive", mat.attractor2, step.n2))
+        if step.count == 2 and step.coord:
+            chunks.append(self.phrase("coord", mat.attractor2, step.n2, self.repeated(mat.prep)))
+        elif step.count == 2:
+            chunks.append(self.phrase("genitive", mat.attractor2, step.n2))
         if clause == "relative":
             chunks.append(self.morph.finalize(mat.relative.format(name=mat.rel_name)))
         predicate = lex["seeds_by_id"][mat.seed]["predicate"]

@@ -1,16 +1,19 @@
-"""Agreement template rules: each can produce its value for a step and be corrupted.
+"""Agreement rules: the steps of the sequence and the named corruptions of the gold step.
 
 A sentence of the sequence is a ``Step``; the gold answer is step 8 and every wrong candidate is
-step 8 with one named rule corrupted (RAVEN-style), so labels are never typed in by hand.
+step 8 with one named rule corrupted (RAVEN-style), so labels come from the rules, never typed.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import NamedTuple
 
+from builders.rules import RuleBook
+
 FLIP = {"sg": "pl", "pl": "sg"}
+RULES = RuleBook("agr")
 
 
 class Step(NamedTuple):
@@ -51,92 +54,49 @@ class Variant:
         n2 = "sg" if self.n2_pattern[i % 4] == "a" else "pl"
         return Step(subj, subj, 1 if i < 4 else 2, n1, n2)
 
-    def steps(self) -> list[Step]:
-        return [self.step(i) for i in range(8)]
+    def steps(self) -> tuple[Step, ...]:
+        return tuple(self.step(i) for i in range(8))
 
 
-def variants(sequence: dict) -> list[Variant]:
-    keys = ("subject_start", "n1_pattern", "n2_pattern")
-    return [Variant(*values) for values in itertools.product(*(sequence[k] for k in keys))]
+def variants(subject_start, n1_pattern, n2_pattern) -> list[Variant]:
+    return [Variant(*values) for values in itertools.product(subject_start, n1_pattern, n2_pattern)]
 
 
-# --- corruptions of the gold step ---------------------------------------------------------------
-
-def corrupt_count(gold: Step) -> Step:
-    """Wrong number of attractors: drop attractor 1 and keep attractor 2.
-
-    Dropping attractor 2 instead would repeat a sentence of the one-attractor half verbatim.
-    """
-    return gold._replace(count=1, drop1=True)
-
-
-def corrupt_n1(gold: Step) -> Step:
-    return gold._replace(n1=FLIP[gold.n1])
-
-
-def corrupt_n2(gold: Step) -> Step:
-    return gold._replace(n2=FLIP[gold.n2])
-
-
-def corrupt_structure(gold: Step) -> Step:
+@RULES.rule("attractor2_structure", label="Coord", error_class="SEQUENCE")
+def coordinate_attractor2(gold: Step, matrix) -> Step:
+    """Attractor 2 coordinated with attractor 1 instead of depending on it."""
     return gold._replace(count=2, coord=True)
 
 
-def corrupt_agreement(gold: Step, agrees_with: str) -> Step:
-    """The verb takes the wrong number and agrees with the named attractor (or with none)."""
-    wrong = FLIP[gold.subj]
-    n1 = wrong if agrees_with == "attractor1" else gold.subj
-    n2 = wrong if agrees_with == "attractor2" else gold.subj
-    return gold._replace(verb=wrong, n1=n1, n2=n2)
+@RULES.rule("attractor_count", label="WNA", error_class="SEQUENCE")
+def drop_attractor1(gold: Step, matrix) -> Step:
+    """Wrong number of attractors: attractor 1 left out, attractor 2 kept (dropping attractor 2
+    would repeat a sentence of the one-attractor half verbatim)."""
+    return gold._replace(count=1, drop1=True)
+
+
+@RULES.rule("attractor1_number", label="WN1", error_class="SEQUENCE")
+def flip_attractor1(gold: Step, matrix) -> Step:
+    """Attractor 1 in the other number."""
+    return gold._replace(n1=FLIP[gold.n1])
+
+
+@RULES.rule("attractor2_number", label="WN2", error_class="SEQUENCE")
+def flip_attractor2(gold: Step, matrix) -> Step:
+    """Attractor 2 in the other number."""
+    return gold._replace(n2=FLIP[gold.n2])
 
 
 def agreement_label(step: Step) -> str:
-    """Name an agreement error by the nearest noun the verb agrees with."""
+    """Name an agreement error by the nearest noun whose number the wrong verb matches."""
     if step.count == 2 and not step.coord and step.n2 == step.verb:
         return "AEN2"
-    if step.n1 == step.verb:
+    if not step.drop1 and step.n1 == step.verb:
         return "AEN1"
     return "AEV"
 
 
-def paper_answers(gold: Step, candidates: list[dict]) -> list[tuple[Step, str, str]]:
-    """The published answer set: (step, label, error class) with the gold first."""
-    corrupt = {
-        "attractor2_structure": lambda c: corrupt_structure(gold),
-        "attractor_count": lambda c: corrupt_count(gold),
-        "attractor1_number": lambda c: corrupt_n1(gold),
-        "attractor2_number": lambda c: corrupt_n2(gold),
-        "agreement": lambda c: corrupt_agreement(gold, c["agrees_with"]),
-    }
-    out = []
-    for cand in candidates:
-        step = gold if cand["class"] == "CORRECT" else corrupt[cand["rule"]](cand)
-        out.append((step, cand["label"], cand["class"]))
-    return out
-
-
-_FACTOR_LABEL = {"attractor_count": "WNA", "attractor1_number": "WN1", "attractor2_number": "WN2"}
-_FACTOR_CORRUPT = {"attractor_count": corrupt_count, "attractor1_number": corrupt_n1,
-                   "attractor2_number": corrupt_n2}
-
-
-def balanced_answers(gold: Step, factors: list[str]) -> list[tuple[Step, str, str]]:
-    """Full crossing of the factors, each kept or corrupted: every value appears equally often."""
-    out = []
-    for flags in itertools.product((False, True), repeat=len(factors)):
-        step, labels = gold, []
-        for factor, corrupted in zip(factors, flags):
-            if not corrupted:
-                continue
-            if factor == "agreement":
-                step = step._replace(verb=FLIP[step.subj])
-            else:
-                step = _FACTOR_CORRUPT[factor](step)
-                labels.append(_FACTOR_LABEL[factor])
-        grammatical = step.verb == step.subj
-        if not grammatical:
-            labels.append(agreement_label(step))
-        label = "+".join(labels) or "Correct"
-        cls = "CORRECT" if not labels else ("SEQUENCE" if grammatical else "GRAMMAR")
-        out.append((step, label, cls))
-    return out
+@RULES.rule("agreement", label=agreement_label, error_class="GRAMMAR")
+def break_agreement(gold: Step, matrix) -> Step:
+    """The verb in the other number than its subject (nothing else changes)."""
+    return gold._replace(verb=FLIP[gold.subj])

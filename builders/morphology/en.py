@@ -19,7 +19,10 @@ def prep_phrase(prep: str, entry: Mapping, number: str, modified: bool = False) 
 def genitive(entry: Mapping, number: str) -> str:
     return f"of {definite(entry, number)}"
 
-def coordinate(entry: Mapping, number: str) -> str:
+def coordinate(entry: Mapping, number: str, prep: str = "") -> str:
+    """``and <NP>``; with ``prep``, the conjunct repeats the preposition (``and <prep> <NP>``)."""
+    if prep:
+        return f"and {prep_phrase(prep, entry, number)}"
     return f"and {definite(entry, number)}"
 
 def finalize(text: str) -> str:

@@ -30,7 +30,10 @@ def prep_phrase(prep: str, entry: Mapping, number: str, modified: bool = False) 
 def genitive(entry: Mapping, number: str) -> str:
     return prep_phrase("de", entry, number)
 
-def coordinate(entry: Mapping, number: str) -> str:
+def coordinate(entry: Mapping, number: str, prep: str = "") -> str:
+    """``et <NP>``; with ``prep``, the conjunct repeats the preposition (``et <prep> <NP>``)."""
+    if prep:
+        return f"et {prep_phrase(prep, entry, number)}"
     return f"et {definite(entry, number)}"
 
 def _contract(text: str) -> str:

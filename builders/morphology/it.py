@@ -48,7 +48,10 @@ def prep_phrase(prep: str, entry: Mapping, number: str, modified: bool = False) 
 def genitive(entry: Mapping, number: str) -> str:
     return prep_phrase("di", entry, number)
 
-def coordinate(entry: Mapping, number: str) -> str:
+def coordinate(entry: Mapping, number: str, prep: str = "") -> str:
+    """``e <NP>``; with ``prep``, the conjunct repeats the preposition (``e <prep> <NP>``)."""
+    if prep:
+        return f"e {prep_phrase(prep, entry, number)}"
     return f"e {definite(entry, number)}"
 
 def finalize(text: str) -> str:

@@ -21,7 +21,10 @@ def prep_phrase(prep: str, entry: Mapping, number: str, modified: bool = False) 
 def genitive(entry: Mapping, number: str) -> str:
     return entry["gen_" + number]
 
-def coordinate(entry: Mapping, number: str) -> str:
+def coordinate(entry: Mapping, number: str, prep: str = "") -> str:
+    """``și <NP>``; with ``prep``, the conjunct repeats the preposition (``și <prep> <NP>``)."""
+    if prep:
+        return f"și {prep_phrase(prep, entry, number)}"
     return f"și {entry[number]}"
 
 def finalize(text: str) -> str:
