@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -126,3 +127,9 @@ def fill_disjoint(slots: int, options: Callable[[int, int], Iterable[tuple[Hasha
         else:
             return None
     return chosen
+
+
+def stable_hash(value: object) -> int:
+    """A process-independent hash (``hash()`` of a str is salted per process), for choices that a
+    config and its twin, or two runs, must make alike."""
+    return zlib.crc32(repr(value).encode())
