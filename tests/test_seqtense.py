@@ -6,7 +6,6 @@ import pytest
 import yaml
 
 from blm_datasets.audit import audit_rows
-from blm_datasets.validate import validate_rows
 from builders import registry
 from builders.generate import Options, generate
 from builders.lexicon import LexiconError, load_yaml
@@ -99,27 +98,6 @@ def test_mixture_fixed_seed_instance_exact_sentences():
         "Se le cugine fossero state stanche, malgrado il consiglio, allora sarebbero state nervose.",
     ]
     assert rec["answers"][rec["label"]] == "Se la cugina fosse stanca, malgrado le piogge, allora sarebbe nervosa."
-
-
-@pytest.mark.parametrize("name", CONFIGS)
-def test_every_config_is_valid(name):
-    spec = registry.get_spec(name)
-    out = gen(name, size=120)
-    lemmas = [{r["lemma"] for r in o.records} for o in out.values()]
-    assert not lemmas[0] & lemmas[1]
-    for split in out.values():
-        assert not split.rejected
-        report = validate_rows(split.records, spec)
-        assert report["rows"] == len(split.records) > 0
-        assert not any(report["failures"].values()), report
-
-
-def test_same_seed_same_rows_and_balanced_twin_shares_contexts():
-    a, b = gen("mixture_it_typeI"), gen("mixture_it_typeI")
-    assert a["train"].records == b["train"].records
-    twin = gen("mixture_it_typeI_balanced")
-    assert [r["context"] for r in twin["test"].records] == [r["context"] for r in a["test"].records]
-    assert {len(r["answers"]) for r in twin["test"].records} == {8}
 
 
 @pytest.mark.parametrize("name", ["seqtense_it_typeI_balanced", "mixture_it_typeI_balanced"])

@@ -6,105 +6,111 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Sequence
-from typing import ClassVar, Hashable
+from typing import Hashable, Literal
 
-from builders.base import Candidate, ConfigSpec, Generator, Instance, sample_distinct
-from builders.lexicon import load_yaml
+from builders.base import ConfigSpec, Matrix, Sentence
+from builders.generator import Generator
+from builders.sampling import ProductSpace
 from builders.seqtense import lexicon, rules
 from builders.seqtense.realise import Material, Realiser
+from builders.template import Strict, Template
+
+Aspect = Literal["simple", "compound"]
+
+
+class PeriodTenses(Strict):
+    simple: tuple[str, str]      # (premise, consequent) tense with a simple premise
+    compound: tuple[str, str]    # … with a compound premise
+
+
+class TenseForm(Strict):
+    copula: str
+    compound: bool = False
+
+
+class SequenceSection(Strict):
+    periods: tuple[Literal["unreal", "future", "real"], ...]
+    number_start: tuple[Literal["sg", "pl"], ...]
+    aspect_start: tuple[Aspect, ...]
+    aspect: tuple[str, str]
+    gender_start: tuple[Literal["m", "f"], ...]
+    gender: str
+    attractor_half: tuple[int, ...]
+
+
+class HypotheticalTemplate(Template):
+    periods: dict[str, PeriodTenses]
+    tenses: dict[str, TenseForm]
+    subjunctive: dict[Aspect, str]
+    conditional: dict[Aspect, str]
+    sequence: SequenceSection
 
 
 class _HypotheticalGenerator(Generator):
-    """Shared by both phenomena; ``section`` picks the template section (sequence, candidates)."""
+    """Shared by both phenomena; each has its own template (seqtense.yaml, mixture.yaml)."""
 
-    section: ClassVar[str]
-    context_size = 7
+    rules = rules.RULES
+    template_model = HypotheticalTemplate
     lexical_types = ("I",)
-    type_i_min_jaccard = 0.3
 
     def __init__(self, language: str):
         super().__init__(language)
-        template = load_yaml(self.directory() / "template.yaml")
-        self.section_ = template[self.section]
-        self.rule_table = template["rules"]
-        self.test_lemma_fraction = self.section_["test_lemma_fraction"]
-        self.tenses = rules.Tenses(template["periods"], template["tenses"], template["subjunctive"],
-                                   template["conditional"])
-        self.variants_ = rules.variants(self.section_["sequence"])
-        self.with_gender = self.section_["sequence"]["gender"] != "aaaa"
-        self.with_attractor = bool(self.section_["sequence"]["attractor_half"])
+        t = self.template
+        tense_table = {k: v.model_dump() for k, v in t.tenses.items()}
+        self.tenses = rules.Tenses({k: v.model_dump() for k, v in t.periods.items()}, tense_table,
+                                   dict(t.subjunctive), dict(t.conditional))
+        self.variants_ = rules.variants(t.sequence)
+        self.with_gender = t.sequence.gender != "aaaa"
+        self.with_attractor = bool(t.sequence.attractor_half)
         self.lex = lexicon.load(language)
-        self.realiser = Realiser(self.lex, self.tenses, template["tenses"], self.with_gender)
+        self.realiser = Realiser(self.lex, self.tenses, tense_table, self.with_gender)
         nouns = self.lex["attractors"]["nouns"]
         self.n_attractors = (len(self.lex["attractors"]["intros"]), sum(n["gender"] == "m" for n in nouns),
                              sum(n["gender"] == "f" for n in nouns))
 
-    def default_size(self, spec: ConfigSpec) -> int:
-        return self.section_["sizes"][spec.lexical_type]
+    @classmethod
+    def languages(cls) -> list[str]:
+        return sorted(p.stem for p in cls.lexicon_dir().glob("*.yaml"))
 
     def lemmas(self, spec: ConfigSpec) -> list[str]:
         return [s["id"] for s in self.lex["subjects"]]
 
-    # --- planning ------------------------------------------------------------------------------
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
         """Type I: one subject, one adjective pair (and one attractor frame) per matrix."""
         lemmas = sorted(lemmas)
         dims = [len(lemmas), len(self.lex["frames"]), len(self.variants_)]
         if self.with_attractor:
             dims += list(self.n_attractors)
-        space = 1
-        for d in dims:
-            space *= d
         plans = []
-        for index in sample_distinct(space, n, rng, spec.name):
-            coords = []
-            for d in reversed(dims):
-                index, r = divmod(index, d)
-                coords.append(r)
-            coords.reverse()
-            subject, frame, variant, *attractor = coords
+        for _, (subject, frame, variant, *attractor) in ProductSpace.of(dims).sample(n, rng, spec.name):
             intro, am, af = attractor or (0, 0, 0)
             plans.append((lemmas[subject], frame, variant, intro, am, af))
         return plans
 
-    # --- realisation ---------------------------------------------------------------------------
-    def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
+    def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:
         subject, frame, variant_index, intro, am, af = plan
-        material = Material(subject, frame, intro, am, af)
         variant = self.variants_[variant_index]
-        steps = variant.steps()
-        context = [self._sentence(material, step) for step in steps[:7]]
-        if spec.balanced:
-            answers = rules.balanced_answers(steps[7], variant, self.section_["balanced"], self.rule_table)
-        else:
-            answers = rules.paper_answers(steps[7], variant, self.section_["candidates"], self.rule_table)
-        candidates = [Candidate(self._sentence(material, step), label, cls) for step, label, cls in answers]
-        return Instance(context, candidates, lemma=subject, template=variant.name)
+        return Matrix(variant.name, tuple(variant.steps()), (Material(subject, frame, intro, am, af),) * 8,
+                      subject, facts=variant)
+
+    def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
+        return self._sentence(words, step)
 
     @functools.lru_cache(maxsize=1 << 15)
-    def _sentence(self, material: Material, step: rules.Step):
+    def _sentence(self, material: Material, step: rules.Step) -> Sentence:
         return self.realiser(material, step)
 
-    def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
-        return set(self._continuations().get((template, tuple(context_patterns)), ()))
-
-    @functools.cache
-    def _continuations(self) -> dict[tuple, set[str]]:
-        """(template, first seven patterns) -> the eighth, for every declared sequence variant."""
-        table: dict[tuple, set[str]] = {}
+    def sequences(self):
         for variant in self.variants_:
-            seq = [rules.pattern(step, self.tenses, self.with_gender) for step in variant.steps()]
-            table.setdefault((variant.name, tuple(seq[:7])), set()).add(seq[7])
-        return table
+            yield variant.name, variant.steps()
+
+    def pattern(self, step: rules.Step, template: str) -> str:
+        return rules.pattern(step, self.tenses, self.with_gender)
 
 
 class SeqTenseGenerator(_HypotheticalGenerator):
     phenomenon = "seqtense"
-    section = "seqtense"
-    description = "Italian sequence of tense in hypotheticals (BLM framework article §3.2.5)."
 
 
 class MixtureGenerator(_HypotheticalGenerator):
     phenomenon = "mixture"
-    section = "mixture"
-    description = "Sequence of tense mixed with number/gender agreement and an attractor (appendix 11.1)."

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
+from builders.rules import RuleBook
+
+RULES = RuleBook("seqtense")   # shared by SeqTense and Mixture (their templates name what they use)
 FLIP = {"sg": "pl", "pl": "sg", "m": "f", "f": "m", "simple": "compound", "compound": "simple"}
 NUMBER_TAG = {"sg": "Sg", "pl": "Pl"}
 
@@ -98,77 +101,76 @@ def attractor_features(num: str, gen: str, pos: int) -> tuple[str, str]:
     return FLIP[num], gen if pos % 2 else FLIP[gen]
 
 
-def variants(sequence: dict) -> list[Variant]:
-    halves = tuple(sequence["aspect"])
+def variants(sequence) -> list[Variant]:
+    """Every sequence variant of a template's ``sequence`` section."""
+    halves = tuple(sequence.aspect)
     out = []
-    for periods in itertools.permutations(sequence["periods"], 2):
-        for number, aspect, gender in itertools.product(sequence["number_start"], sequence["aspect_start"],
-                                                        sequence["gender_start"]):
-            for half in sequence["attractor_half"] or [None]:
-                out.append(Variant(periods, number, aspect, halves, gender, sequence["gender"], half))
+    for periods in itertools.permutations(sequence.periods, 2):
+        for number, aspect, gender in itertools.product(sequence.number_start, sequence.aspect_start,
+                                                        sequence.gender_start):
+            for half in sequence.attractor_half or [None]:
+                out.append(Variant(periods, number, aspect, halves, gender, sequence.gender, half))
     return out
 
 
-# --- corruptions of the gold step ---------------------------------------------------------------
+# --- rules: each corrupts the gold step (the last sentence of its half) -------------------------
 
-def corrupt(gold: Step, variant: Variant, rules: list[str], period_mode: str = "unused") -> Step:
-    """The gold step with each named rule corrupted."""
-    step = gold
-    for rule in rules:
-        if rule == "number":
-            step = step._replace(num=FLIP[step.num])
-        elif rule == "gender":
-            step = step._replace(gen=FLIP[step.gen])
-        elif rule == "aspect":
-            step = step._replace(aspect=FLIP[step.aspect])
-        elif rule == "period":
-            step = step._replace(period=_wrong_period(variant, period_mode))
-        elif rule == "attractor":
-            step = step._replace(attractor=None if step.attractor else ("", ""))
-        elif rule == "sequence_of_tense":
-            step = step._replace(subjunctive=True)
-        elif rule == "premise_mood":
-            step = step._replace(conditional=True)
-        elif rule == "agreement":
-            step = step._replace(disagree=True)
-        else:
-            raise ValueError(f"unknown rule {rule!r}")
-    if step.attractor is not None:  # the attractor follows the (possibly corrupted) subject
-        step = step._replace(attractor=attractor_features(step.num, step.gen, 3))
-    return step
+def _follow(step: Step) -> Step:
+    """The attractor, when present, keeps the template's relation to the (possibly corrupted)
+    subject: never its number, its gender on the half's last sentence."""
+    return step._replace(attractor=attractor_features(step.num, step.gen, 3)) if step.attractor else step
 
 
-def _wrong_period(variant: Variant, mode: str) -> str:
-    if mode == "first":
-        return variant.periods[0]
-    unused = [p for p in ("unreal", "future", "real") if p not in variant.periods]
-    return unused[0]
+@RULES.rule("number", label="WN", error_class="SEQUENCE")
+def flip_number(gold: Step, matrix) -> Step:
+    """The subject (and its agreeing words) in the other number."""
+    return _follow(gold._replace(num=FLIP[gold.num]))
 
 
-def label_and_class(rules: list[str], rule_table: dict) -> tuple[str, str]:
-    if not rules:
-        return "Correct", "CORRECT"
-    label = "+".join(rule_table[r]["label"] for r in rules)
-    grammar = any(rule_table[r]["class"] == "GRAMMAR" for r in rules)
-    return label, "GRAMMAR" if grammar else "SEQUENCE"
+@RULES.rule("gender", label="WG", error_class="SEQUENCE")
+def flip_gender(gold: Step, matrix) -> Step:
+    """The subject (and its agreeing words) in the other gender."""
+    return _follow(gold._replace(gen=FLIP[gold.gen]))
 
 
-def paper_answers(gold: Step, variant: Variant, candidates: list[dict], rule_table: dict):
-    """The published answer set: (step, label, error class) with the gold first."""
-    out = []
-    for cand in candidates:
-        rules = list(cand["corrupt"])
-        step = corrupt(gold, variant, rules, cand.get("period", "unused"))
-        out.append((step, *label_and_class(rules, rule_table)))
-    return out
+@RULES.rule("aspect", label="WT", error_class="SEQUENCE")
+def flip_aspect(gold: Step, matrix) -> Step:
+    """The premise in the other aspect (simple <-> compound tense)."""
+    return gold._replace(aspect=FLIP[gold.aspect])
 
 
-def balanced_answers(gold: Step, variant: Variant, balanced: dict, rule_table: dict):
-    """Full crossing of the factors, each kept or corrupted: every value appears equally often."""
-    factors = balanced["factors"]
-    out = []
-    for flags in itertools.product((False, True), repeat=len(factors)):
-        rules = [f for f, on in zip(factors, flags) if on]
-        step = corrupt(gold, variant, rules, balanced.get("period", "unused"))
-        out.append((step, *label_and_class(rules, rule_table)))
-    return out
+@RULES.rule("period", label="WP", error_class="SEQUENCE")
+def other_period(gold: Step, matrix, take: Literal["unused", "first"] = "unused") -> Step:
+    """Another period type: the first half's (``take: first``) or the one the matrix never uses."""
+    periods = matrix.facts.periods
+    if take == "first":
+        return gold._replace(period=periods[0])
+    return gold._replace(period=next(p for p in ("unreal", "future", "real") if p not in periods))
+
+
+@RULES.rule("attractor", label="WA", error_class="SEQUENCE")
+def toggle_attractor(gold: Step, matrix) -> Step:
+    """The incidental attractor added where the half has none, or left out where it has one."""
+    if gold.attractor:
+        return gold._replace(attractor=None)
+    return _follow(gold._replace(attractor=("", "")))
+
+
+@RULES.rule("sequence_of_tense", label="SOT", error_class="GRAMMAR")
+def subjunctive_consequent(gold: Step, matrix) -> Step:
+    """The consequent in the subjunctive (*se fosse bravo, allora fosse premiato*)."""
+    return gold._replace(subjunctive=True)
+
+
+@RULES.rule("premise_mood", label="PCOND", error_class="GRAMMAR")
+def conditional_premise(gold: Step, matrix) -> Step:
+    """The premise in the conditional (*se sarebbe bravo*)."""
+    return gold._replace(conditional=True)
+
+
+@RULES.rule("agreement", label="AGR", error_class="GRAMMAR")
+def disagreeing_copula(gold: Step, matrix) -> Step:
+    """The consequent's copula in the other number than the subject."""
+    return gold._replace(disagree=True)
+
+
