@@ -77,9 +77,11 @@ class ImpossibleSize(ValueError):
     """
 
     def __init__(self, what: str, asked: int | None = None, possible: int | None = None,
-                 exhausted: bool = False, hint: str = ""):
+                 exhausted: bool = False, hint: str = "", message: str | None = None):
         self.what, self.asked, self.possible, self.exhausted, self.hint = what, asked, possible, exhausted, hint
-        if asked is None:
+        if message is not None:
+            message = message
+        elif asked is None:
             message = what
         elif exhausted:
             message = (f"{what}: found only {possible} distinct instances of the {asked} asked "

@@ -145,8 +145,8 @@ def _total_error(spec: ConfigSpec, opts: Options, total: int, sizes: dict[str, i
     hint = f"ask for at most {'about ' if err.exhausted else ''}{fit} in all (--size {fit})"
     if spec.lexical_type != "I":
         hint += " or add words to the lexicon"
-    return ImpossibleSize(f"{message}; the {split} split ({n_lemmas} lemmas) {bound} {err.possible} distinct "
-                          f"instances: {hint}", total, fit, err.exhausted)
+    return ImpossibleSize(spec.name, total, fit, err.exhausted, message=(
+        f"{message}; the {split} split ({n_lemmas} lemmas) {bound} {err.possible} distinct instances: {hint}"))
 
 
 def to_record(spec: ConfigSpec, inst: Instance, rid: str, gold_pos: int, rng: random.Random) -> dict[str, Any]:

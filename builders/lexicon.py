@@ -26,10 +26,11 @@ class LexiconError(ValueError):
 
 
 class Entry(dict):
-    """A YAML mapping that knows its file and 1-based line number."""
+    """A YAML mapping that knows its file, its 1-based line and the line of each key."""
 
     line: int | None = None
     source: str | None = None
+    key_lines: dict | None = None
 
 
 class Items(list):
@@ -52,7 +53,7 @@ class _LineLoader(yaml.SafeLoader):
             if isinstance(key, (str, int, float, bool)):
                 seen[key] = key_node.start_mark.line + 1
         entry = Entry(super().construct_mapping(node, deep=deep))
-        entry.line, entry.source = node.start_mark.line + 1, self.source
+        entry.line, entry.source, entry.key_lines = node.start_mark.line + 1, self.source, seen
         return entry
 
     def construct_sequence(self, node, deep=False):  # noqa: D102 - yaml hook

@@ -138,12 +138,17 @@ def locate(data: Any, loc: tuple) -> tuple[str | None, int | None]:
     """The file and line of the deepest node on ``loc`` that knows them (for pydantic errors)."""
     source, line, node = getattr(data, "source", None), getattr(data, "line", None), data
     for part in loc:
+        key_line = (getattr(node, "key_lines", None) or {}).get(part)
         try:
             node = node[part]
         except (KeyError, IndexError, TypeError):
+            if key_line:
+                line = key_line
             break
         if getattr(node, "line", None):
             source, line = node.source or source, node.line
+        elif key_line:
+            line = key_line
     return source, line
 
 

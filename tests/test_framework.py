@@ -1,0 +1,236 @@
+"""The generator framework: template schema errors, answer sets from declarations, exact sizes,
+generator bugs and dead workers, and a new phenomenon picked up from its package alone."""
+
+import os
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import blm_datasets  # noqa: F401 - registers the validator as generation's check
+from blm_datasets.validate import check_record, validate_rows
+from builders import generate as generation
+from builders import registry, template
+from builders.answers import balanced_answers, paper_answers
+from builders.base import GeneratorBug, ImpossibleSize, Matrix
+from builders.generate import Options, WorkerDied, generate
+from builders.lexicon import LexiconError, load_yaml
+from builders.template import CandidateDecl, RuleRef
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+# --- a new phenomenon is one package ----------------------------------------------------------------
+
+@pytest.fixture()
+def example(monkeypatch, tmp_path):
+    """The example package registered as a phenomenon (a copy, so tests may edit its files)."""
+    shutil.copytree(FIXTURES / "example_phenomenon", tmp_path / "example_phenomenon")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(registry.PHENOMENA, "example", "example_phenomenon:ExampleGenerator")
+    for cached in (registry.generator_class, registry.all_specs, registry.generator, load_yaml):
+        cached.cache_clear()
+    yield tmp_path / "example_phenomenon"
+    sys.modules.pop("example_phenomenon", None)
+    sys.modules.pop("example_phenomenon.generator", None)
+    for cached in (registry.generator_class, registry.all_specs, registry.generator, load_yaml):
+        cached.cache_clear()
+
+
+def test_a_new_phenomenon_package_is_picked_up_by_the_registry(example):
+    names = [n for n in registry.config_names() if n.startswith("example_")]
+    assert names == ["example_en_typeI", "example_en_typeI_balanced"]
+    spec = registry.get_spec("example_en_typeI")
+    out = generate(spec, Options(size=16), progress=False, check=check_record)
+    rows = out["train"].records + out["test"].records
+    assert len(rows) == 16
+    assert not any(validate_rows(rows, spec)["failures"].values())
+    dog = next(r for r in rows if r["lemma"] == "dog" and r["template"] == "up")
+    assert dog["context"] == ["One dog barks.", "Two dogs bark.", "Three dogs bark."]
+    assert dict(zip(dog["answer_labels"], dog["answers"])) == {
+        "Correct": "Four dogs bark.", "WC": "Five dogs bark.", "AE": "Four dogs barks.", "NN": "Four dog bark."}
+    # the judge reads a lexicon fact: "four fish" shows no noun-number error, so NN is not generated
+    fish = [r for r in rows if r["lemma"] == "fish"]
+    assert fish and all(sorted(r["answer_labels"]) == ["AE", "Correct", "WC"] for r in fish)
+
+
+def test_a_new_language_is_its_lexicon_file(example):
+    (example / "lexicons" / "en.yaml").rename(example / "lexicons" / "fr.yaml")
+    registry.all_specs.cache_clear()
+    assert [n for n in registry.config_names() if n.startswith("example_")] == ["example_fr_typeI",
+                                                                                 "example_fr_typeI_balanced"]
+    with pytest.raises(ValueError, match=r"example has no lexicon for language 'en'.*its languages are fr"):
+        registry.get_spec("example_en_typeI")
+
+
+def test_template_typo_is_an_error_naming_file_line_and_the_keys_allowed(example):
+    path = example / "template.yaml"
+    path.write_text(path.read_text().replace("context_size: 3", "context_size: 3\ncontext_sise: 3"))
+    with pytest.raises(LexiconError, match=r"template.yaml:\d+: context_sise: unknown key; this section takes: "
+                                           r"phenomenon, description, context_size"):
+        registry.generator("example", "en")
+
+
+def test_unknown_rule_name_is_an_error_naming_file_and_line(example):
+    path = example / "template.yaml"
+    path.write_text(path.read_text().replace("paper: [count, agreement", "paper: [count, agreemnt"))
+    with pytest.raises(LexiconError, match=r"template.yaml:\d+: answers.paper.1.rules.0: unknown rule 'agreemnt'; "
+                                           r"the rules of example are: count, agreement, noun_number"):
+        registry.generator("example", "en")
+
+
+def test_context_size_is_read_and_checked_against_the_sequences(example):
+    path = example / "template.yaml"
+    path.write_text(path.read_text().replace("context_size: 3", "context_size: 5"))
+    gen = registry.generator("example", "en")
+    with pytest.raises(ValueError, match="a sequence has 4 steps; context_size is 5, so it needs 6"):
+        gen.next_patterns(registry.get_spec("example_en_typeI"), "up", ["x"] * 5)
+
+
+def test_missing_key_and_wrong_type(tmp_path):
+    path = tmp_path / "template.yaml"
+    path.write_text("phenomenon: x\ncontext_size: seven\nanswers: {paper: [a]}\nsizes: {I: 10}\n"
+                    "test_lemma_fraction: 0.1\n")
+    with pytest.raises(LexiconError, match=r"template.yaml:2: context_size: Input should be a valid integer"):
+        template.load(path)
+    path = tmp_path / "other.yaml"
+    path.write_text("phenomenon: x\ncontext_size: 7\nsizes: {I: 10}\ntest_lemma_fraction: 0.1\n")
+    with pytest.raises(LexiconError, match=r"other.yaml:1: answers: missing key"):
+        template.load(path)
+
+
+def test_include_merges_a_shared_file_and_overrides_its_keys(tmp_path):
+    load_yaml.cache_clear()
+    (tmp_path / "shared.yaml").write_text("context_size: 7\nanswers: {paper: [a]}\nsizes: {I: 10, II: 20}\n"
+                                          "test_lemma_fraction: 0.1\n")
+    (tmp_path / "one.yaml").write_text("include: shared.yaml\nphenomenon: one\nsizes: {II: 30}\n")
+    loaded = template.load(tmp_path / "one.yaml")
+    assert (loaded.phenomenon, loaded.context_size, loaded.sizes) == ("one", 7, {"I": 10, "II": 30})
+    (tmp_path / "loop.yaml").write_text("include: loop.yaml\n")
+    with pytest.raises(LexiconError, match="cannot include itself"):
+        template.read(tmp_path / "loop.yaml")
+
+
+# --- answer sets come from the declarations -------------------------------------------------------
+
+def _book():
+    from example_phenomenon.generator import RULES, Step
+
+    return RULES, Step
+
+
+def test_paper_answers_take_labels_from_rules_and_drop_what_a_judge_rules_out(example):
+    book, Step = _book()
+    gold = Step(4, "pl", "pl")
+    decls = [CandidateDecl.model_validate("count"), CandidateDecl.model_validate("noun_number"),
+             CandidateDecl.model_validate({"rules": ["count", "agreement"], "label": "BOTH"})]
+    dog = Matrix("up", (gold,), ("dog",), "dog", facts={"sg": "dog", "pl": "dogs"})
+    answers = paper_answers(gold, decls, book, dog)
+    assert [(a.label, a.error_class, a.step) for a in answers] == [
+        ("Correct", "CORRECT", gold), ("WC", "SEQUENCE", Step(5, "pl", "pl")), ("NN", "GRAMMAR", Step(4, "sg", "pl")),
+        ("BOTH", "GRAMMAR", Step(5, "pl", "sg"))]
+    fish = Matrix("up", (gold,), ("fish",), "fish", facts={"sg": "fish", "pl": "fish"})
+    assert [a.label for a in paper_answers(gold, decls, book, fish)] == ["Correct", "WC", "BOTH"]
+
+
+def test_balanced_answers_are_the_full_crossing(example):
+    book, Step = _book()
+    gold = Step(3, "pl", "pl")
+    dog = Matrix("down", (gold,), ("dog",), "dog", facts={"sg": "dog", "pl": "dogs"})
+    answers = balanced_answers(gold, [RuleRef.model_validate("count"), RuleRef.model_validate("agreement")],
+                               book, dog)
+    assert [(a.label, a.error_class) for a in answers] == [("Correct", "CORRECT"), ("AE", "GRAMMAR"),
+                                                           ("WC", "SEQUENCE"), ("WC+AE", "GRAMMAR")]
+    assert answers[2].step == Step(2, "pl", "pl") and len({a.step for a in answers}) == 4
+
+
+# --- generation: exact sizes or a clear error ------------------------------------------------------
+
+def test_a_size_the_lexicon_cannot_fill_names_the_total_asked_and_possible():
+    with pytest.raises(ImpossibleSize) as err:
+        generate(registry.get_spec("agr_en_typeI"), Options(size=3841), progress=False)
+    message = str(err.value)
+    assert message.startswith("agr_en_typeI: --size 3841 asks for 3073 train + 768 test instances; "
+                              "the train split (32 lemmas) can hold at most 3072 distinct instances: "
+                              "ask for at most 3840 in all (--size 3840)")
+    assert err.value.asked == 3841 and err.value.possible == 3840
+    out = generate(registry.get_spec("agr_en_typeI"), Options(size=err.value.possible), progress=False)
+    assert sum(len(s.records) for s in out.values()) == err.value.possible
+
+
+def test_a_failing_check_is_a_generator_bug_with_the_instance():
+    def strict(record, spec):
+        return ["made_up_check"] if record["id"].endswith("000003") else []
+
+    with pytest.raises(GeneratorBug) as err:
+        generate(registry.get_spec("agr_en_typeI"), Options(size=20), progress=False, check=strict)
+    assert "fails made_up_check (a generator bug" in str(err.value)
+    assert "  1. " in str(err.value) and "*" in str(err.value)
+
+
+def test_a_duplicate_instance_is_a_generator_bug(monkeypatch):
+    gen = registry.generator("agr", "en")
+    original = gen.plan
+    monkeypatch.setattr(gen, "plan", lambda spec, lemmas, n, rng: [original(spec, lemmas, 1, rng)[0]] * n)
+    with pytest.raises(GeneratorBug, match="duplicate of agr_en_typeI-"):
+        generate(registry.get_spec("agr_en_typeI"), Options(size=20), progress=False)
+
+
+def _die_in_worker(job):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_killed_worker_fails_within_seconds(monkeypatch):
+    monkeypatch.setattr(generation, "_realise_chunk", _die_in_worker)
+    start = time.perf_counter()
+    with pytest.raises(WorkerDied, match="agr_en_typeII train: a generation worker died"):
+        generate(registry.get_spec("agr_en_typeII"), Options(size=600), num_proc=2, progress=False)
+    assert time.perf_counter() - start < 30
+
+
+def test_parallel_generation_equals_serial():
+    spec = registry.get_spec("agr_it_typeIII")
+    serial = generate(spec, Options(size=300), progress=False)
+    parallel = generate(spec, Options(size=300), num_proc=2, progress=False)
+    assert serial["train"].records == parallel["train"].records
+
+
+def test_gold_positions_are_balanced_per_answer_set_size():
+    import random
+
+    sizes = [6] * 60 + [5] * 50
+    positions = generation.gold_positions(sizes, random.Random(0))
+    for k in (5, 6):
+        counts = [sum(1 for p, s in zip(positions, sizes) if s == k and p == i) for i in range(k)]
+        assert max(counts) - min(counts) <= 1 and all(p < s for p, s in zip(positions, sizes))
+
+
+def test_options_quote_what_was_asked():
+    with pytest.raises(ValueError, match=r"--size 1: must be at least 2"):
+        Options(size=1)
+    with pytest.raises(ValueError, match=r"--test-size 1.5: must be a fraction"):
+        Options(test_size=1.5)
+
+
+def test_config_names_come_from_the_registry():
+    names = registry.config_names()
+    assert len(names) == len(set(names))
+    assert "agr_fr_typeI" in names and "agr_ro_typeIII_balanced" in names
+    assert all(n.replace("_", "").replace("type", "").isalnum() and n == n.strip() for n in names)
+
+
+def test_same_seed_same_rows_other_seed_other_rows():
+    spec = registry.get_spec("agr_en_typeII")
+    a, b = generate(spec, Options(size=200), progress=False), generate(spec, Options(size=200), progress=False)
+    c = generate(spec, Options(size=200, seed=7), progress=False)
+    assert a["train"].records == b["train"].records
+    assert a["train"].records != c["train"].records
+
+
+def test_random_split_mixes_lemmas_and_takes_the_test_share():
+    out = generate(registry.get_spec("agr_en_typeI"), Options(size=600, split="random"), progress=False)
+    assert {r["lemma"] for r in out["train"].records} & {r["lemma"] for r in out["test"].records}
+    assert len(out["test"].records) == 60
