@@ -80,6 +80,15 @@ def test_shipped_task_folder_is_consistent():
     assert groups and all(member in names for g in groups for member in g["task"])
 
 
+def test_shipped_task_folder_is_what_the_generator_writes_for_the_registry(tmp_path):
+    """Sync: regenerating the folder from the registry changes nothing (rerun generate.py if this fails)."""
+    write_tasks(tmp_path)
+    generated = {p.relative_to(tmp_path): p.read_text() for p in tmp_path.rglob("*.yaml")}
+    shipped = {p.relative_to(TASK_DIR): p.read_text() for p in TASK_DIR.rglob("*.yaml")}
+    assert sorted(generated) == sorted(shipped)
+    assert [name for name in generated if generated[name] != shipped[name]] == []
+
+
 def test_data_source_is_metadata_then_environment_then_default(export_dir, monkeypatch):
     monkeypatch.delenv(task_utils.ENV_VAR, raising=False)
     dd = task_utils.load_blm(CONFIG, default_path="/no/such/folder", blm_path=str(export_dir), version=1.0)
