@@ -6,6 +6,7 @@ generator's internal state, so a generator bug cannot hide itself.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter
@@ -34,7 +35,14 @@ def pairwise_jaccard(sentences: Iterable[str], language: str) -> list[float]:
 
 
 def _lexical_type_ok(record: Mapping[str, Any], spec: ConfigSpec) -> bool:
-    stems = [morphology.content_stems(s, spec.iso) for s in record["context"]]
+    return _context_overlap_ok(tuple(record["context"]), spec.iso, spec.lexical_type, spec.phenomenon, spec.language)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _context_overlap_ok(context: tuple[str, ...], iso: str, lexical_type: str, phenomenon: str, language: str) -> bool:
+    """The lexical-type check of one context (cached: a config and its twin share their contexts)."""
+    spec = ConfigSpec(phenomenon, language, lexical_type)
+    stems = [morphology.content_stems(s, iso) for s in context]
     pairs = list(itertools.combinations(stems, 2))
     if spec.lexical_type == "III":
         return all(not (a & b) for a, b in pairs)
@@ -43,6 +51,11 @@ def _lexical_type_ok(record: Mapping[str, Any], spec: ConfigSpec) -> bool:
         return sum(scores) / len(scores) >= 0.2 and min(scores) < 1
     gen = registry.generator(spec.phenomenon, spec.language)
     return all(jaccard(a, b) >= gen.type_i_min_jaccard for a, b in pairs)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _chunks_match(chunks: tuple[tuple[str, ...], ...], context: tuple[str, ...]) -> bool:
+    return all(_SQUASH.sub("", " ".join(c)) == _SQUASH.sub("", text) for c, text in zip(chunks, context))
 
 
 def check_record(record: Mapping[str, Any], spec: ConfigSpec) -> list[str]:
@@ -67,8 +80,7 @@ def check_record(record: Mapping[str, Any], spec: ConfigSpec) -> list[str]:
         failed.append("distinct_answers")
     if set(answers) & set(record["context"]):
         failed.append("answer_not_in_context")
-    if any(_SQUASH.sub("", " ".join(chunks)) != _SQUASH.sub("", text)
-           for chunks, text in zip(record["context_chunks"], record["context"])):
+    if not _chunks_match(tuple(map(tuple, record["context_chunks"])), tuple(record["context"])):
         failed.append("chunks_match")
     expected = gen.next_patterns(spec, record["template"], record["context_patterns"])
     if len(expected) != 1 or patterns[gold] not in expected or patterns.count(patterns[gold]) != 1:

@@ -188,10 +188,12 @@ def gold_positions(sizes: Sequence[int], rng: random.Random) -> list[int]:
     return out
 
 
-def _answer_set_size(gen, spec: ConfigSpec, plan: Hashable, balanced: bool) -> int:
-    if hasattr(gen, "matrix"):
-        return len(gen.answers(gen.matrix(spec, plan), balanced))
-    return len(gen.realise(spec, plan).candidates)
+def _answer_set_sizes(gen, specs: Sequence[ConfigSpec], plans: Sequence[Hashable]) -> list[list[int]]:
+    """The number of candidates of each plan's instance, per spec (answer sets may depend on the lemma)."""
+    if not hasattr(gen, "matrix"):
+        return [[len(gen.realise(spec, plan).candidates) for plan in plans] for spec in specs]
+    matrices = [gen.matrix(specs[0], plan) for plan in plans]
+    return [[len(gen.answers(m, spec.balanced)) for m in matrices] for spec in specs]
 
 
 # A job: (specs realised from one plan, split, seed, check, [(index, plan, gold position per spec)])
@@ -251,10 +253,9 @@ def _generate_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hasha
     check = check or (_default_check[0] if _default_check else None)
     if not plans:
         return [SplitOutput([], 0) for _ in specs]
-    per_spec = []
-    for spec in specs:
-        sizes = [_answer_set_size(gen, spec, plan, spec.balanced) for plan in plans]
-        per_spec.append(gold_positions(sizes, random.Random(f"{opts.seed}:{spec.name}:{split}:gold")))
+    sizes = _answer_set_sizes(gen, specs, plans)
+    per_spec = [gold_positions(s, random.Random(f"{opts.seed}:{spec.name}:{split}:gold"))
+                for spec, s in zip(specs, sizes)]
     items = [(i, plan, tuple(p[i] for p in per_spec)) for i, plan in enumerate(plans)]
     size = max(64, len(items) // (8 * max(num_proc, 1)) + 1)
     jobs = [(specs, split, opts.seed, check, items[i:i + size]) for i in range(0, len(items), size)]

@@ -37,6 +37,7 @@ class Generator:
         self.language = language
         self.template = self.load_template()
         self.test_lemma_fraction = self.template.test_lemma_fraction
+        self._answer_cache: dict = {}
 
     # --- discovery -------------------------------------------------------------------------
     @classmethod
@@ -132,7 +133,21 @@ class Generator:
 
     # --- what the framework does -----------------------------------------------------------
     def answers(self, matrix: Matrix, balanced: bool) -> list[Answer]:
-        """The answer set of a matrix (gold first), built from the template's declarations."""
+        """The answer set of a matrix (gold first), built from the template's declarations; cached
+        by what it depends on (gold step, template, facts) when the facts are hashable."""
+        key = (balanced, matrix.steps[-1], matrix.template, matrix.facts)
+        try:
+            return self._answer_cache[key]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable facts: no caching
+            return self._answers(matrix, balanced)
+        if len(self._answer_cache) > 1 << 16:
+            self._answer_cache.clear()
+        answers = self._answer_cache[key] = self._answers(matrix, balanced)
+        return answers
+
+    def _answers(self, matrix: Matrix, balanced: bool) -> list[Answer]:
         gold, declared = matrix.steps[-1], self.template.answers
         if balanced:
             return balanced_answers(gold, declared.balanced.factors, self.rules, matrix)

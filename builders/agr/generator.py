@@ -152,7 +152,7 @@ class AgrGenerator(Generator):
                 slot = rng.choice(("subject", "attractor1") + (("attractor2",) if i >= 4 else ()))
                 swap = (slot, rng.randrange(len(self._pool(seed, slot))))
                 frame = tuple((s, rng.choice(frame_pools[s])) for s in FRAME_SLOTS[clause])
-                mask = self.masks.mask(self._stems(self._material3(seed, swap, frame), clause))
+                mask = self._swap_mask(seed, swap) | self._frame_mask(frame)
                 if not mask & used:
                     taken.add(seed)
                 yield (seed, swap, frame), mask
@@ -161,6 +161,21 @@ class AgrGenerator(Generator):
         if sentences is None:
             return None
         return clause, rng.randrange(len(self.variants_)), tuple(sentences)
+
+    @functools.lru_cache(maxsize=None)
+    def _swap_mask(self, seed: str, swap: tuple[str, int]) -> int:
+        """Stem mask of a seed's own words with one swapped (type III planning compares masks)."""
+        return self.masks.mask(self._stems(self.swapped(seed, swap)))
+
+    @functools.lru_cache(maxsize=None)
+    def _frame_mask(self, frame: tuple) -> int:
+        """Stem mask of a clause's frame words (completive subject and verb, relative clause)."""
+        words = {s: self._frame_pool(s)[k] for s, k in frame}
+        if "relative" in words:
+            text = words["relative"].format(name=words.get("rel_name", ""))
+        else:
+            text = " ".join(words.values())
+        return self.masks.mask(self._word_stems(text, frame=True)) if words else 0
 
     def _frame_pool(self, slot: str) -> list[str]:
         return self.lex["names" if slot in ("name", "rel_name") else

@@ -44,8 +44,12 @@ _ELIDED = re.compile(r"\b(?:l|d|qu|s|n|j|m|t|c|dell|all|dall|nell|sull|coll|un|q
 STEM_WIDTH = {"ro": 3}
 
 
-def _fold(word: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+@functools.lru_cache(maxsize=1 << 16)
+def _stem(token: str, width: int) -> str:
+    """A token's stem proxy: accents folded, final -s dropped, cut to ``width`` letters (cached)."""
+    folded = token if token.isascii() else "".join(
+        c for c in unicodedata.normalize("NFD", token) if not unicodedata.combining(c))
+    return folded.removesuffix("s")[:width]
 
 
 @functools.lru_cache(maxsize=1 << 18)
@@ -57,4 +61,4 @@ def content_stems(sentence: str, code: str) -> frozenset[str]:
     """
     stop, width = function_words(code), STEM_WIDTH.get(code, 4)
     tokens = _TOKEN.findall(_ELIDED.sub("", sentence.lower()))
-    return frozenset(_fold(tok).removesuffix("s")[:width] for tok in tokens if tok not in stop)
+    return frozenset(_stem(tok, width) for tok in tokens if tok not in stop)
