@@ -9,7 +9,7 @@ import datasets
 from blm_datasets.digest import files_digest, source_digest
 from blm_datasets.features import FEATURES
 from builders import registry
-from builders.generate import Options, generate_split, plan_splits
+from builders.generate import Options, generate
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +81,7 @@ class BlmBuilder(datasets.GeneratorBasedBuilder):
         opts = self.config.options
         shards = max(1, self._generation_num_proc)
         out = []
-        for split, plans in plan_splits(spec, opts).items():
-            result = generate_split(spec, split, plans, opts, num_proc=self._generation_num_proc)
+        for split, result in generate(spec, opts, num_proc=self._generation_num_proc, progress=False).items():
             if result.rejected:
                 logger.warning("%s %s: rejected %s", spec.name, split, dict(result.rejected))
             logger.info("%s %s: %d instances (%d planned)", spec.name, split, len(result.records), result.planned)

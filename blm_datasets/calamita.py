@@ -58,12 +58,11 @@ def to_calamita(row: Mapping[str, Any], index: int, verb_key: str = "lemma") -> 
 
 
 def write_calamita(rows: Iterable[Mapping[str, Any]], path: str | Path, verb_key: str = "lemma") -> int:
-    """Write ``rows`` as one CALAMITA JSON list (UTF-8, IDs 0, 1, … in row order); return the count."""
+    """Write ``rows`` as one CALAMITA JSON list (UTF-8, IDs 0, 1, … in row order), atomically; return the count."""
+    from blm_datasets.export_folder import atomic_write_text
+
     instances = [to_calamita(row, i, verb_key) for i, row in enumerate(rows)]
     path = Path(path)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True)
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(instances, handle, ensure_ascii=False, indent=1)
-        handle.write("\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(instances, ensure_ascii=False, indent=1) + "\n")
     return len(instances)

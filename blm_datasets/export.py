@@ -4,25 +4,35 @@ Each config is generated straight from the builders (no datasets cache), written
 shared features in the file metadata, summarised (sizes, templates, labels, answer-only audit) and
 described in a dataset card rendered from ``hub_cards``. Configs run in parallel, one per process;
 the bytes written depend only on the seed, the options and the toolkit's source digest.
+
+Writing is atomic per config (``export_folder``): each config is written into a hidden staging
+folder and renamed into place, then the manifest (``.blm_export.json``) and the card are rewritten
+atomically, so a killed export leaves only complete configs, the card lists exactly those, and a
+rerun of the same command finishes the job.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import random
 import shutil
+import signal
 import time
 import traceback
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from blm_datasets.export_folder import ExportFolder, staging_folder
 from blm_datasets.features import FEATURES
 from builders import registry
 from builders.generate import Options, generate
@@ -86,10 +96,14 @@ def shard_name(split: str, index: int, total: int) -> str:
     return f"{split}-{index:05d}-of-{total:05d}.parquet"
 
 
-def write_split(records: list[dict[str, Any]], folder: Path, split: str,
-                max_shard_bytes: int = MAX_SHARD_BYTES) -> SplitSummary:
-    """Write a split as contiguous parquet shards carrying the shared features in their metadata."""
-    table = pa.Table.from_pylist(records, schema=FEATURES.arrow_schema)
+def write_split(records: Sequence[dict[str, Any]], folder: Path, split: str,
+                max_shard_bytes: int = MAX_SHARD_BYTES, config: str | None = None,
+                features=FEATURES) -> SplitSummary:
+    """Write a split as contiguous parquet shards carrying the features in their metadata.
+
+    File paths in the summary are ``config/<shard>`` (``config`` defaults to the folder's name).
+    """
+    table = pa.Table.from_pylist(list(records), schema=features.arrow_schema)
     nbytes = int(table.nbytes)
     total = max(1, nbytes // max_shard_bytes + 1) if len(records) else 1
     step = -(-table.num_rows // total) if table.num_rows else 0
@@ -97,7 +111,7 @@ def write_split(records: list[dict[str, Any]], folder: Path, split: str,
     for index in range(total):
         path = folder / shard_name(split, index, total)
         pq.write_table(table.slice(index * step, step), path, row_group_size=ROW_GROUP_SIZE)
-        files.append(f"{folder.name}/{path.name}")
+        files.append(f"{config or folder.name}/{path.name}")
         file_bytes += path.stat().st_size
     return SplitSummary(split, len(records), nbytes, files, file_bytes)
 
@@ -133,9 +147,39 @@ def _label_taxonomy(rows: list[dict]) -> list[tuple[str, str]]:
     return sorted(counts, key=lambda lc: (order.get(lc[1], 3), -counts[lc], lc[0]))
 
 
-def export_config(name: str, out: Path, opts: Options, num_proc: int = 1, audit: bool = True,
+def summarise(name: str, splits: Mapping[str, Sequence[dict[str, Any]]], written: list[SplitSummary],
+              rejected: Mapping[str, int] | None = None, audit: dict[str, Any] | None = None,
+              seconds: float = 0.0) -> ConfigSummary:
+    """The card's summary of one config's rows (phenomenon, language … from the registry, else the rows)."""
+    rows = [r for records in splits.values() for r in records]
+    try:
+        spec = registry.get_spec(name)
+        meta = dict(phenomenon=spec.phenomenon, language=spec.language, lexical_type=spec.lexical_type,
+                    variant=spec.variant, balanced=spec.balanced)
+    except ValueError:  # a config the registry does not know (imported data): described by its rows
+        first = rows[0] if rows else {}
+        meta = dict(phenomenon=str(first.get("phenomenon", "")), language=str(first.get("language", "")),
+                    lexical_type=str(first.get("lexical_type", "")), variant="", balanced=name.endswith("_balanced"))
+    return ConfigSummary(
+        name=name, **meta, splits=written,
+        templates=dict(sorted(Counter(r["template"] for r in rows if "template" in r).items())),
+        labels=_label_taxonomy([r for r in rows if "answer_labels" in r]),
+        answer_set_sizes=sorted({len(r["answers"]) for r in rows if "answers" in r}),
+        context_sizes=sorted({len(r["context"]) for r in rows if "context" in r}),
+        rejected=dict(sorted((rejected or {}).items())), audit=audit, seconds=round(seconds, 2))
+
+
+def summary_from_dict(data: Mapping[str, Any]) -> ConfigSummary:
+    """A ConfigSummary back from its manifest entry (``dataclasses.asdict``)."""
+    fields = dict(data)
+    fields["splits"] = [SplitSummary(**s) for s in fields["splits"]]
+    fields["labels"] = [tuple(pair) for pair in fields["labels"]]
+    return ConfigSummary(**fields)
+
+
+def export_config(name: str, folder: Path, opts: Options, num_proc: int = 1, audit: bool = True,
                   progress: bool = False) -> ConfigSummary:
-    """Generate one config, write its parquet shards under ``out/name`` and summarise it."""
+    """Generate one config, write its parquet shards into ``folder`` (named ``name/…`` in the card) and summarise it."""
     from builders.base import ImpossibleSize
 
     start = time.perf_counter()
@@ -144,28 +188,15 @@ def export_config(name: str, out: Path, opts: Options, num_proc: int = 1, audit:
         splits = generate(spec, opts, num_proc=num_proc, progress=progress)
     except ImpossibleSize as err:
         raise ValueError(f"{name}: {err}; pass a smaller --size") from err
-    folder = out / name
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    written = [write_split(o.records, folder, split) for split, o in splits.items()]
-    rows = [r for o in splits.values() for r in o.records]
+    written = [write_split(o.records, folder, split, config=name) for split, o in splits.items()]
     rejected = Counter()
     for o in splits.values():
         rejected.update(o.rejected)
     train, test = splits.get("train"), splits.get("test")
-    return ConfigSummary(
-        name=name, phenomenon=spec.phenomenon, language=spec.language, lexical_type=spec.lexical_type,
-        variant=spec.variant, balanced=spec.balanced, splits=written,
-        templates=dict(sorted(Counter(r["template"] for r in rows).items())),
-        labels=_label_taxonomy(rows),
-        answer_set_sizes=sorted({len(r["answers"]) for r in rows}),
-        context_sizes=sorted({len(r["context"]) for r in rows}),
-        rejected=dict(sorted(rejected.items())),
-        audit=audit_summary(train.records if train else [], test.records if test else [], spec.language,
-                            opts.seed) if audit and test else None,
-        seconds=round(time.perf_counter() - start, 2),
-    )
+    audited = audit_summary(train.records if train else [], test.records if test else [], spec.language,
+                            opts.seed) if audit and test else None
+    return summarise(name, {s: o.records for s, o in splits.items()}, written, rejected, audited,
+                     time.perf_counter() - start)
 
 
 @dataclass
@@ -188,24 +219,32 @@ class _Job:
     progress: bool = False
 
 
-def _run_one(job: _Job) -> ConfigSummary | Skipped:
-    """Export one config (in this process or a worker); errors name the config and stay picklable."""
+def _run_one(job: _Job) -> tuple[ConfigSummary | Skipped, Path | None]:
+    """Export one config into a staging folder (in this process or a worker); errors name the config."""
     from builders.base import SourceUnavailable
     from builders.lexicon import LexiconError
 
     name, skip_unavailable, in_worker = job.name, job.skip_unavailable, job.in_worker
+    staged = staging_folder(job.out, name)
     try:
-        return export_config(name, job.out, job.opts, job.num_proc, job.audit, progress=job.progress)
+        return export_config(name, staged, job.opts, job.num_proc, job.audit, progress=job.progress), staged
     except SourceUnavailable as err:
+        _discard(staged)
         if skip_unavailable:
-            return Skipped(name, str(err))
+            return Skipped(name, str(err)), None
         raise ValueError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
     except (ValueError, LexiconError) as err:  # a user-facing problem: the message says what to do
+        _discard(staged)
         raise ValueError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
     except Exception:
+        _discard(staged)
         if not in_worker:
             raise
         raise RuntimeError(f"{name}: export failed in a worker process:\n{traceback.format_exc()}") from None
+
+
+def _discard(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _expected_rows(name: str, opts: Options) -> int:
@@ -249,36 +288,48 @@ def generation_info(opts: Options) -> dict[str, Any]:
     return info
 
 
-def prepare_out(out: Path, names: list[str]) -> None:
-    """Check ``out`` is empty or a previous blm export (whose config folders are then replaced)."""
-    from hub_cards.sections import BEGIN
+class WorkerDied(RuntimeError):
+    """An export worker process died (killed, out of memory) while exporting a config."""
 
-    if not out.exists():
-        out.mkdir(parents=True)
-        return
-    if not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a folder")
-    entries = [p for p in out.iterdir() if not p.name.startswith(".")]
-    readme = out / "README.md"
-    previous = readme.exists() and BEGIN.format("summary") in readme.read_text(encoding="utf-8")
-    if entries and not previous:
-        raise ValueError(f"--out {out} is not empty and holds no previous `blm export`; choose an empty or new folder")
-    for entry in entries:
-        if entry.is_dir() and entry.name not in names and all(p.suffix == ".parquet" for p in entry.iterdir()):
-            shutil.rmtree(entry)  # a config of the previous export that this one does not include
+
+def _card_writer(generation: dict[str, Any], default: str | None, license_id: str,
+                 skipped: Callable[[], list[str]], card_extras: Mapping[str, Any] | None = None,
+                 card_notes: str | None = None) -> Callable[[Path, dict[str, dict]], str]:
+    """A function (folder, {name: summary dict}) -> card text, merged into the card already there."""
+    from hub_cards.dataset_card import render_dataset_card
+    from hub_cards.schema import check_dataset_card_data, require_valid
+    from hub_cards.sections import join_card, merge_card, split_card
+
+    def card(out: Path, summaries: dict[str, dict]) -> str:
+        configs = [summary_from_dict(s) for s in summaries.values()]
+        text = render_dataset_card(configs, generation, default if default in summaries else None, license_id,
+                                   [n for n in skipped() if n not in summaries])
+        if card_extras or card_notes:
+            data, body = split_card(text)
+            if card_notes:
+                body += f"\n<!-- blm:begin notes -->\n{card_notes.strip()}\n<!-- blm:end notes -->\n"
+            text = join_card({**data, **dict(card_extras or {})}, body)
+        path = out / "README.md"
+        if path.exists():
+            text = merge_card(path.read_text(encoding="utf-8"), text, keep_foreign_configs=False)
+            require_valid(check_dataset_card_data(split_card(text)[0], strict=False), f"{path} (merged)")
+        return text
+
+    return card
 
 
 def export(names: list[str], out: str | Path, opts: Options = Options(), num_proc: int = 1, audit: bool = True,
            default: str | None = None, license_id: str = "apache-2.0", skip_unavailable: bool = False,
-           report: Callable[[str], None] | None = print, progress: bool = True) -> ExportResult:
+           report: Callable[[str], None] | None = print, progress: bool = True,
+           overwrite: bool = False) -> ExportResult:
     """Export ``names`` into ``out`` (parquet per config and split, plus the README.md dataset card).
 
-    With ``skip_unavailable`` (``--all``), configs whose input files are missing here are left out
-    and listed in the report and the card instead of failing the export.
+    ``out`` is new, empty, or a previous export of the same request (its complete configs are kept:
+    a rerun resumes a killed export); another export there (other options, or configs this one
+    leaves out) is replaced only with ``overwrite``. With ``skip_unavailable`` (``--all``), configs
+    whose input files are missing here are left out and listed in the report and the card.
     """
     from tqdm.auto import tqdm
-
-    from hub_cards.dataset_card import write_dataset_card
 
     start = time.perf_counter()
     if not names:
@@ -288,51 +339,152 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
         registry.get_spec(name)
     if default is not None and default not in names:
         raise ValueError(f"--default {default!r} is not among the exported configs")
-    out = Path(out)
-    prepare_out(out, names)
+    info = generation_info(opts)
+    folder = ExportFolder(out, info, names, overwrite=overwrite)
+    folder.write_card = _card_writer(info, default, license_id, lambda: list(folder.manifest["skipped"]))
+    kept = folder.open()
+    out = folder.out
     say = report or (lambda _msg: None)
-    done: dict[str, ConfigSummary | Skipped] = {}
-    bar = tqdm(total=len(names), desc="export", unit="config", disable=not progress)
+    done: dict[str, ConfigSummary | Skipped] = {n: summary_from_dict(s) for n, s in kept.items()}
+    todo = [n for n in names if n not in done]
+    bar = tqdm(total=len(names), initial=len(done), desc="export", unit="config", disable=not progress)
     emit = bar.write if progress and report is print else say
+    if done:
+        emit(f"{out}: {len(done)} of {len(names)} configs already complete ({', '.join(done)}); exporting the rest")
 
-    def finished(summary: ConfigSummary | Skipped) -> None:
+    def finished(result: tuple[ConfigSummary | Skipped, Path | None]) -> None:
+        summary, staged = result
         done[summary.name] = summary
         bar.update(1)
         if isinstance(summary, Skipped):
+            folder.skip(summary.name, summary.reason)
             emit(f"[{len(done)}/{len(names)}] {summary.name}: skipped ({summary.reason})")
             return
+        folder.commit(summary.name, staged, asdict(summary))
         sizes = ", ".join(f"{s.name} {s.num_examples}" for s in summary.splits)
         emit(f"[{len(done)}/{len(names)}] {summary.name}: {sizes} ({summary.seconds:.1f}s)")
 
-    if num_proc > 1 and len(names) > 1:
-        # one config per process, largest first so the pool stays busy to the end
-        order = sorted(names, key=lambda n: -_expected_rows(n, opts))
-        _warm_up(names, audit)
-        jobs = [_Job(n, out, opts, 1, audit, skip_unavailable, in_worker=True) for n in order]
-        with multiprocessing.get_context("fork").Pool(min(num_proc, len(names))) as pool:
-            for summary in pool.imap_unordered(_run_one, jobs):
-                finished(summary)
-    else:
-        for name in names:
-            finished(_run_one(_Job(name, out, opts, num_proc, audit, skip_unavailable, progress=progress)))
-    bar.close()
+    try:
+        if num_proc > 1 and len(todo) > 1:
+            _run_pool(todo, folder, opts, num_proc, audit, skip_unavailable, finished)
+        else:
+            for name in todo:
+                finished(_run_one(_Job(name, folder.out, opts, num_proc, audit, skip_unavailable, progress=progress)))
+    finally:
+        bar.close()
+        folder.discard_staging()
     summaries = [done[n] for n in names if isinstance(done[n], ConfigSummary)]
     skipped = [done[n] for n in names if isinstance(done[n], Skipped)]
     if not summaries:
         raise ValueError("nothing was exported: " + "; ".join(s.reason for s in skipped))
     if default is not None and default not in {s.name for s in summaries}:
         raise ValueError(f"--default {default!r} was skipped: {done[default].reason}")
-    info = generation_info(opts)
-    card = write_dataset_card(out, summaries, info, default=default, license_id=license_id,
-                              skipped=[s.name for s in skipped])
-    files = sorted(p for p in out.rglob("*") if p.is_file())
-    result = ExportResult(out, summaries, info, card, round(time.perf_counter() - start, 2), files, skipped)
+    files = folder.finish()
+    result = ExportResult(out, summaries, info, out / "README.md", round(time.perf_counter() - start, 2), files,
+                          skipped)
     total_rows = sum(s.num_examples for s in summaries)
     total_mb = sum(p.stat().st_size for p in files) / 1e6
     say(f"wrote {out}: {len(summaries)} configs, {total_rows} rows, {total_mb:.1f} MB in {result.seconds:.1f}s"
         + (f"; skipped {len(skipped)} (input files unavailable): {', '.join(s.name for s in skipped)}"
            if skipped else ""))
     return result
+
+
+def _run_pool(names: list[str], folder: ExportFolder, opts: Options, num_proc: int, audit: bool,
+              skip_unavailable: bool, finished: Callable) -> None:
+    """One config per worker process, largest first; a dead worker fails the export at once, naming its config.
+
+    Finished configs are committed as they arrive; after the first error the pending ones are cancelled,
+    the running ones finish (and are kept), then the error is raised.
+    """
+    order = sorted(names, key=lambda n: -_expected_rows(n, opts))
+    _warm_up(names, audit)
+    executor = ProcessPoolExecutor(min(num_proc, len(names)), mp_context=get_context("fork"))
+    futures = {executor.submit(_run_one, _Job(n, folder.out, opts, 1, audit, skip_unavailable, in_worker=True)): n
+               for n in order}
+    error: BaseException | None = None
+    try:
+        pending = set(futures)
+        while pending:
+            complete, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in complete:
+                if future.cancelled():
+                    continue
+                try:
+                    finished(future.result())
+                except BrokenProcessPool:
+                    raise _worker_died(executor, folder, futures[future]) from None
+                except Exception as err:  # noqa: BLE001 - first error wins; running configs still finish
+                    if error is None:
+                        error = err
+                        for other in pending:
+                            other.cancel()
+        if error is not None:
+            raise error
+    except BaseException:
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            process.terminate()  # no public way to stop running workers; they only write staging folders
+        raise
+    executor.shutdown(wait=True)
+
+
+def _worker_died(executor: ProcessPoolExecutor, folder: ExportFolder, fallback: str) -> WorkerDied:
+    """The error for a broken pool, naming the config(s) whose worker died and how."""
+    processes = dict(getattr(executor, "_processes", None) or {})  # no public handle on the workers
+    executor.shutdown(wait=True, cancel_futures=True)  # the pool stops its other workers (SIGTERM)
+    codes = {pid: p.exitcode for pid, p in processes.items()}
+    writing = folder.in_progress()
+    dead = {pid: name for pid, name in writing.items() if codes.get(pid) not in (None, -signal.SIGTERM)}
+    dead = dead or writing or {-1: fallback}
+    how = sorted({f"signal {signal.Signals(-codes[p]).name}" if (codes.get(p) or 0) < 0 else f"exit {codes[p]}"
+                  for p in dead if codes.get(p) is not None})
+    return WorkerDied(f"the export worker of {', '.join(sorted(set(dead.values())))} died "
+                      f"({', '.join(how) or 'killed'}; out of memory?); the configs finished so far are complete "
+                      f"in {folder.out}: run the same command again to export the rest (with a lower --num-proc "
+                      "if memory is short)")
+
+
+def write_configs(out: str | Path, configs: Mapping[str, Mapping[str, Sequence[dict[str, Any]]]], *,
+                  generation: Mapping[str, Any] | None = None, card_extras: Mapping[str, Any] | None = None,
+                  card_notes: str | None = None, default: str | None = None, license_id: str = "apache-2.0",
+                  overwrite: bool = False, features=FEATURES,
+                  report: Callable[[str], None] | None = None) -> ExportResult:
+    """Write ``{config: {split: records}}`` into the export folder ``out`` atomically, with its card.
+
+    The folder gets the ``blm export`` layout (``load_source(out, config)`` and ``datasets.load_dataset(out,
+    config)`` read it). Each config is staged and renamed into place, then the manifest and the card
+    (rendered from ``generation``, whose keys are those of ``generation_info``, plus ``card_extras`` YAML
+    keys and a ``card_notes`` Markdown section) are rewritten, so an interrupted call leaves only
+    complete configs. ``overwrite`` is needed to replace an export made with other options or configs.
+    """
+    start = time.perf_counter()
+    if not configs:
+        raise ValueError("no configs to write")
+    names = list(configs)
+    if default is not None and default not in names:
+        raise ValueError(f"default config {default!r} is not among {', '.join(names)}")
+    info = dict(generation or generation_info(Options()))
+    folder = ExportFolder(out, info, names, overwrite=overwrite)
+    folder.write_card = _card_writer(info, default, license_id, lambda: [], card_extras, card_notes)
+    folder.open()
+    summaries = []
+    try:
+        for name, splits in configs.items():
+            began = time.perf_counter()
+            staged = staging_folder(folder.out, name)
+            written = [write_split(records, staged, split, config=name, features=features)
+                       for split, records in splits.items()]
+            summary = summarise(name, splits, written, seconds=time.perf_counter() - began)
+            folder.commit(name, staged, asdict(summary))
+            summaries.append(summary)
+            if report:
+                report(f"{name}: " + ", ".join(f"{s.name} {s.num_examples}" for s in written))
+    finally:
+        folder.discard_staging()
+    files = folder.finish()
+    return ExportResult(folder.out, summaries, info, folder.out / "README.md", round(time.perf_counter() - start, 2),
+                        files)
 
 
 def default_num_proc() -> int:

@@ -346,7 +346,8 @@ def add_parser(sub) -> None:
     p.add_argument("--size", type=int, help="when generating: instances per config (default: the paper's)")
     p.add_argument("--data-seed", "--data_seed", type=int, default=42,
                    help="generation and sampling seed (default: 42)")
-    p.add_argument("--dataset", help="exported folder or Hub repo of the configs (default: generate them)")
+    p.add_argument("--dataset", metavar="FOLDER|REPO", help="read the configs from a `blm export` folder, a "
+                   "save_to_disk folder or a Hub dataset repo (default: generate them)")
     p.add_argument("--embedding-cache-dir", "--embedding_cache_dir",
                    help="embedding cache (default: $BLM_EMBEDDING_CACHE or ~/.cache/blm_toolkit)")
     p.add_argument("--train-args", "--train_args", help="further train.py flags in one string, e.g. "

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 import datasets
 import torch
 
+from blm_datasets.sources import load_source
+
 ERROR_CLASS_NAMES = ("CORRECT", "SEQUENCE", "GRAMMAR")
 IGNORE_INDEX = -100
 
@@ -29,13 +31,17 @@ def load_blm_config(name: str, **kwargs) -> datasets.DatasetDict:
 
 
 def load_splits(dataset_config: str | None = None, dataset_path: str | None = None) -> datasets.DatasetDict:
-    """Train and test splits from a config name or a `save_to_disk` folder; clear errors when either is missing."""
-    if (dataset_config is None) == (dataset_path is None):
-        raise ValueError("give exactly one of --dataset_config (e.g. agr_en_typeI) or --dataset_path (a saved DatasetDict)")
-    source = dataset_config or dataset_path
-    loaded = load_blm_config(dataset_config) if dataset_config else datasets.load_from_disk(dataset_path)
-    if not isinstance(loaded, datasets.DatasetDict):
-        raise MissingSplitError(f"{source} holds a single Dataset; save a DatasetDict with 'train' and 'test' splits")
+    """Train and test splits of a BLM config, through the toolkit's one loader (``load_source``).
+
+    ``dataset_config`` alone: the registered config, generated; ``dataset_path`` alone: a save_to_disk
+    folder (or a folder holding one config); both: that config of a `blm export` folder, a `blm generate
+    --out` folder or a Hub dataset repo. Missing or empty splits are clear errors.
+    """
+    if dataset_config is None and dataset_path is None:
+        raise ValueError("give --dataset_config NAME (generated, e.g. agr_en_typeI), --dataset_path FOLDER "
+                         "(a save_to_disk DatasetDict), or both (a config of a `blm export` folder or Hub repo)")
+    source = f"{dataset_path} ({dataset_config})" if dataset_path and dataset_config else dataset_config or dataset_path
+    loaded = load_source(dataset_path, dataset_config)
     for split in ("train", "test"):
         if split not in loaded:
             raise MissingSplitError(
@@ -43,6 +49,8 @@ def load_splits(dataset_config: str | None = None, dataset_path: str | None = No
                 "(validation is carved from train). Regenerate the config with a test split, or pass "
                 "--test_dataset_config / --test_dataset_path for the test data."
             )
+        if len(loaded[split]) == 0:
+            raise MissingSplitError(f"the {split!r} split of {source} is empty; generate a larger dataset")
     return loaded
 
 

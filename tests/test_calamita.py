@@ -77,7 +77,7 @@ def test_verb_key_and_clear_errors():
 def test_blm_export_calamita_format(tmp_path, capsys):
     import json
 
-    from blm_datasets.cli import main
+    from blm_cli.main import main
 
     out = tmp_path / "cos_en.json"
     assert main(["export", "cos_en_typeII", "--format", "calamita", "--size", "60", "--out", str(out),

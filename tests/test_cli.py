@@ -1,6 +1,6 @@
 """The blm command: exit codes and messages a user sees."""
 
-from blm_datasets.cli import main
+from blm_cli.main import main
 
 
 def test_list_prints_one_name_per_line(capsys):

@@ -8,7 +8,7 @@ from huggingface_hub import DatasetCard
 
 import blm_datasets  # noqa: F401  (installs the load_dataset("blm") hook)
 from blm_datasets import export as export_module
-from blm_datasets.cli import main
+from blm_cli.main import main
 from blm_datasets.export import export
 from blm_datasets.features import FEATURES
 from builders import registry
@@ -104,7 +104,9 @@ def test_reexport_keeps_text_written_outside_generated_sections(tmp_path):
     data, body = split_card(readme.read_text())
     body = body.replace("<!-- blm:begin configs -->", "## Our notes\n\nHand-written.\n\n<!-- blm:begin configs -->")
     readme.write_text(join_card({**data, "viewer": False}, body))
-    export([name], out, Options(size=30, seed=7), audit=False, report=None, progress=False)
+    with pytest.raises(ValueError, match=r"other options: seed 42 \(now 7\); pass --overwrite"):
+        export([name], out, Options(size=30, seed=7), audit=False, report=None, progress=False)
+    export([name], out, Options(size=30, seed=7), audit=False, report=None, progress=False, overwrite=True)
     new_data, new_body = split_card(readme.read_text())
     assert "## Our notes\n\nHand-written.\n\n<!-- blm:begin configs -->" in new_body
     assert new_data["viewer"] is False

@@ -18,7 +18,7 @@ from matplotlib.colors import to_hex
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
-from blm_datasets.cli import main
+from blm_cli.main import main
 from blm_eval import grid, grid_figures
 from blm_eval.llm_eval import load_blm_splits
 

@@ -19,7 +19,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 import blm_datasets  # noqa: F401  (the load_dataset("blm") hook)
-from blm_datasets.cli import main
+from blm_cli.main import main
 from blm_eval import llm_eval
 from blm_eval.prompts import answer_concatenated, context_concatenated, gold_letter, render_prompt
 

@@ -11,7 +11,7 @@ from conftest_models import tiny_encoder_dir  # noqa: F401 (fixture)
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, ModelCard
 from huggingface_hub.errors import OfflineModeIsEnabled
 
-from blm_datasets.cli import main
+from blm_cli.main import main
 from blm_datasets.export import export
 from blm_datasets.publish import publish
 from builders import registry

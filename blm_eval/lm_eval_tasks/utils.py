@@ -3,7 +3,8 @@
 Data source of every task, first found: ``--metadata '{"blm_path": DIR_OR_REPO}'``, the environment
 variable ``BLM_DATASET_PATH``, the ``default_path`` baked into the YAMLs by ``generate.py
 --dataset-path``, else the toolkit's own generator (``load_dataset("blm", config)``, offline).
-A path is an exported folder (``blm export NAME --out DIR``) or a Hub dataset repo.
+A path is an exported folder (``blm export NAME --out DIR``), a save_to_disk folder or a Hub dataset repo
+(``blm_datasets.sources.load_source``: clear errors for an unknown config, a damaged file, the Hub offline).
 """
 
 from __future__ import annotations
@@ -18,12 +19,9 @@ ENV_VAR = "BLM_DATASET_PATH"
 
 def load_blm(blm_config: str, default_path: str | None = None, blm_path: str | None = None, **_metadata: Any):
     """The DatasetDict (train, test) of one config from the first data source that is set."""
-    import datasets
+    from blm_datasets.sources import load_source
 
-    path = blm_path or os.environ.get(ENV_VAR) or default_path or "blm"
-    if path == "blm":
-        import blm_datasets  # noqa: F401  (installs the load_dataset("blm") hook)
-    return datasets.load_dataset(path, blm_config)
+    return load_source(blm_path or os.environ.get(ENV_VAR) or default_path or "blm", blm_config)
 
 
 def doc_to_text_en(doc: dict) -> str:

