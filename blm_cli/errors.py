@@ -8,6 +8,7 @@ that no toolkit code turned into a message is treated as a bug and shown with it
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 _TOOLKIT = tuple(str(_ROOT / p) + os.sep for p in ("blm_cli", "blm_datasets", "blm_models", "blm_eval",
                                                      "builders", "hub_cards"))
 _TOOLKIT_FILES = (str(_ROOT / "train.py"),)
+_FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
 
 
 def _worker_died_types() -> tuple[type[BaseException], ...]:
@@ -53,7 +55,7 @@ def _path_message(err: OSError) -> str:
         return f"permission denied: {path}; choose a path you may read and write"
     if isinstance(err, FileExistsError):
         return f"{path} already exists; remove it or choose another path"
-    return f"{err.strerror or err}: {path}"
+    return f"{err.strerror or err}: {path}; free some space or choose another --out / --cache-dir"
 
 
 def expected_message(err: BaseException) -> str | None:
@@ -61,6 +63,8 @@ def expected_message(err: BaseException) -> str | None:
     from builders.lexicon import LexiconError
 
     if isinstance(err, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError)):
+        return _path_message(err)
+    if isinstance(err, OSError) and err.errno in _FULL_DISK:
         return _path_message(err)
     if isinstance(err, UnicodeDecodeError):
         return (f"an input file is not UTF-8 text ({err.reason} at byte {err.start}); "

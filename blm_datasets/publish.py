@@ -26,6 +26,8 @@ from huggingface_hub.errors import (
     RepositoryNotFoundError,
 )
 
+from blm_datasets.export_folder import OLD_PREFIX, TMP_PREFIX, is_shard_folder
+from blm_datasets.sources import hub_offline
 from hub_cards.sections import fill_repo_id, merge_card, split_card
 
 CARD = "README.md"
@@ -40,13 +42,6 @@ def _network_errors() -> tuple[type[BaseException], ...]:
             mod = importlib.import_module(module)
             found += [getattr(mod, n) for n in names if hasattr(mod, n)]
     return tuple(found)
-
-
-def hub_offline() -> bool:
-    """True when HF_HUB_OFFLINE is set (huggingface_hub then refuses every call)."""
-    from huggingface_hub import constants
-
-    return bool(constants.HF_HUB_OFFLINE) or os.environ.get("HF_HUB_OFFLINE", "").upper() in {"1", "ON", "YES", "TRUE"}
 
 
 def unreachable(folder: Path, why: str) -> ValueError:
@@ -148,6 +143,12 @@ def read_export(folder: str | Path) -> tuple[Path, str, list[str]]:
     missing = [n for n in names if not any((folder / n).glob("*.parquet"))]
     if missing:
         raise ValueError(f"{folder}: the card lists configs with no parquet files: {', '.join(missing)}")
+    unfinished = sorted(p.name for p in folder.iterdir() if p.name.startswith((TMP_PREFIX, OLD_PREFIX)))
+    unlisted = sorted(p.name for p in folder.iterdir()
+                      if p.is_dir() and not p.name.startswith(".") and p.name not in names and is_shard_folder(p))
+    if unfinished or unlisted:
+        raise ValueError(f"the export in {folder} did not finish ({', '.join(unfinished + unlisted)} left over); "
+                         "run the same `blm export … --out` again, then publish")
     return folder, card, names
 
 

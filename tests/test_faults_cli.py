@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -201,6 +202,14 @@ def test_llm_eval_and_grid_on_an_offline_hub_repo(capsys, monkeypatch, tmp_path)
           "Hub is offline")
 
 
+def test_publish_refuses_an_unfinished_export(capsys, exported, tmp_path):
+    copy = shutil.copytree(exported, tmp_path / "copy")
+    (copy / ".blm-tmp-agr_it_typeI-4242").mkdir()
+    fails(capsys, ["publish", str(copy), "--repo", "org/blm"], f"the export in {copy} did not finish",
+          ".blm-tmp-agr_it_typeI-4242", "run the same `blm export")
+    fails(capsys, ["publish", str(copy / "README.md"), "--repo", "org/blm"], "is not a `blm export` folder")
+
+
 # -------------------------------------------------------------------------------------- the wrapper
 def test_blm_debug_adds_the_traceback(capsys, monkeypatch):
     monkeypatch.setenv("BLM_DEBUG", "1")
@@ -216,6 +225,14 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
     monkeypatch.setattr(data_cmds, "configs_of", broken)
     with pytest.raises(json.JSONDecodeError):
         main(["list"])
+
+
+def test_full_disk_is_one_line_naming_the_path(capsys, monkeypatch):
+    def full(*_args):
+        raise OSError(28, "No space left on device", "/data/blm/agr_en_typeI")
+
+    monkeypatch.setattr(data_cmds, "configs_of", full)
+    fails(capsys, ["list"], "No space left on device: /data/blm/agr_en_typeI", "free some space")
 
 
 def test_ctrl_c_is_one_line_and_status_130(capsys, monkeypatch):
