@@ -1,9 +1,10 @@
 """Natural CausH sentences from Universal Dependencies Hebrew treebanks (CoNLL-U).
 
-A sentence is kept when its main verb (the root of the tree) is a VERB whose ``HebBinyan`` is one
-of the four binyanim; every other sentence is skipped and counted by reason. Malformed files fail
-with ``file:line``. Without local files the UD Hebrew releases named in template.yaml are
-downloaded once into a cache folder.
+A sentence is kept when its main predicate is a verb whose ``HebBinyan`` is one of the four
+binyanim (rules in ``main_predicate``); every other sentence is skipped and counted by reason.
+Malformed files fail with ``file:line``. Without local files the UD Hebrew releases named in
+template.yaml are downloaded once into a cache folder. ``extract(...).summary()`` says what a set
+of files yields.
 """
 
 from __future__ import annotations
@@ -26,29 +27,38 @@ from builders.lexicon import LexiconError
 
 logger = logging.getLogger(__name__)
 
-CONTENT_UPOS = ("NOUN", "PROPN", "VERB", "ADJ")
+# Lemmas of these parts of speech are the content words type III keeps apart (function-word
+# lemmas of builders/morphology/function_words/he.txt and lemmas without a letter excepted).
+CONTENT_UPOS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
+# Dependents of a predicate without a binyan that carry the verb of its clause: the infinitive of
+# "יש לבדוק", "ניתן למצוא", "אפשר להכין" (xcomp/csubj); a modal's clause also "ייתכן ש…" (ccomp).
+COMPLEMENTS = ("xcomp", "csubj")
+MODAL_COMPLEMENTS = ("xcomp", "csubj", "ccomp")
+EXISTENTIALS = frozenset({"יש", "אין"})
 _ID = re.compile(r"^(\d+)(?:-(\d+)|\.(\d+))?$")
 _HEAD = re.compile(r"^(\d+|_)$")
 _FEATS = re.compile(r"^(_|[A-Za-z0-9\[\]]+=[A-Za-z0-9,]+(\|[A-Za-z0-9\[\]]+=[A-Za-z0-9,]+)*)$")
 _SQUASH = re.compile(r"[\W_]+", re.UNICODE)
+_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 class CorpusError(LexiconError):
-    """A CoNLL-U file is malformed; the message names the file, line and sentence."""
-
-
+    """A CoNLL-U source is malformed or unreadable; the message names the file and line."""
 
 
 @dataclass(frozen=True)
 class CorpusSentence:
-    """One extracted sentence: text, phrase chunks, the binyan and lemma of its main verb."""
+    """One extracted sentence: text, phrase chunks, the binyan and lemma of its main predicate."""
 
     text: str
     chunks: tuple[str, ...]
     binyan: str
     lemma: str
     source: str                      # file name and sent_id
-    keys: frozenset[str] = field(default=frozenset(), compare=False)  # content stems and lemmas
+    # type III keys: content lemmas (UD lemmas see through the prefixes ו ש ה ב ל מ כ) and the
+    # validator's surface stems (builders.morphology.content_stems), which it checks in the context
+    content_lemmas: frozenset[str] = field(default=frozenset(), compare=False)
+    surface_stems: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 @dataclass
@@ -107,20 +117,39 @@ def fetch_default_sources(urls: Sequence[str], config: str) -> list[Path]:
 
 # --- reading -------------------------------------------------------------------------------------
 
+def _lines(path: Path) -> Iterable[tuple[int, str]]:
+    """(line number, text) of a UTF-8 file; unreadable or non-UTF-8 input fails at its line."""
+    if not path.exists():
+        raise CorpusError(path, None, "file", "no such CoNLL-U file")
+    if path.is_dir():
+        raise CorpusError(path, None, "file", "is a folder, not a CoNLL-U file; give the .conllu files in it")
+    try:
+        handle = open(path, "rb")
+    except OSError as err:
+        raise CorpusError(path, None, "file", f"cannot be read ({err.strerror})") from None
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise CorpusError(path, number, "file", f"not UTF-8 (byte 0x{raw[err.start]:02x} at column "
+                                  f"{err.start + 1}); CoNLL-U files are UTF-8") from None
+            yield number, line.removeprefix("\ufeff") if number == 1 else line
+
+
 def _blocks(path: Path) -> Iterable[tuple[int, list[str]]]:
     """(first line number, lines) of every sentence block, comments included."""
     block, start = [], 0
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                if block:
-                    yield start, block
-                block = []
-                continue
-            if not block:
-                start = number
-            block.append(line)
+    for number, line in _lines(path):
+        line = line.rstrip("\n").rstrip("\r")
+        if not line.strip():
+            if block:
+                yield start, block
+            block = []
+            continue
+        if not block:
+            start = number
+        block.append(line)
     if block:
         yield start, block
 
@@ -167,8 +196,7 @@ def _check_block(path: Path, start: int, lines: list[str]) -> None:
 def read_conllu(path: Path) -> Iterable[tuple[int, conllu.TokenList]]:
     """Sentences of a CoNLL-U file with their first line, checked as they are read."""
     path = Path(path)
-    if not path.exists():
-        raise CorpusError(path, None, "file", "no such CoNLL-U file")
+    count = 0
     for start, lines in _blocks(path):
         _check_block(path, start, lines)
         if all(line.startswith("#") for line in lines):
@@ -178,10 +206,81 @@ def read_conllu(path: Path) -> Iterable[tuple[int, conllu.TokenList]]:
         except conllu.exceptions.ParseException as err:
             raise CorpusError(path, start, "sentence", f"unparsable CoNLL-U: {err}") from None
         for sentence in sentences:
+            count += 1
             yield start, sentence
+    if not count:
+        raise CorpusError(path, 1, "file", "no sentences (empty CoNLL-U file?)")
 
 
-# --- extraction ----------------------------------------------------------------------------------
+# --- the main predicate --------------------------------------------------------------------------
+
+def _feats(token: dict) -> dict:
+    return token.get("feats") or {}
+
+
+def _is_lexical_verb(token: dict) -> bool:
+    """A VERB with a binyan that is not a modal (ניתן "it is possible", ייתכן: VerbType=Mod)."""
+    feats = _feats(token)
+    return token["upos"] == "VERB" and "HebBinyan" in feats and feats.get("VerbType") != "Mod"
+
+
+def _is_modal(token: dict) -> bool:
+    """Predicates that take a clause: modals and the existentials יש/אין (יש לבדוק: one must check)."""
+    feats = _feats(token)
+    return (feats.get("VerbType") == "Mod" or feats.get("HebExistential") == "Yes"
+            or token["lemma"] in EXISTENTIALS)
+
+
+def _children(words: dict[int, dict], head: int, relations: Sequence[str]) -> list[dict]:
+    return [t for i, t in sorted(words.items()) if t["head"] == head and t["deprel"].split(":")[0] in relations]
+
+
+def _clause_verb(token: dict, words: dict[int, dict], seen: frozenset = frozenset()) -> dict | None:
+    """The binyan-marked verb heading ``token``'s clause: itself if it is a lexical verb, else the
+    first verb complement (xcomp/csubj; ccomp too under a modal), followed down the chain."""
+    if _is_lexical_verb(token):
+        return token
+    if token["upos"] == "VERB" and not _is_modal(token):
+        return None  # a full verb whose binyan is not annotated: its complement is not the predicate
+    relations = MODAL_COMPLEMENTS if _is_modal(token) else COMPLEMENTS
+    for child in _children(words, token["id"], relations):
+        if child["upos"] in ("VERB", "AUX") and child["id"] not in seen:
+            found = _clause_verb(child, words, seen | {token["id"]})
+            if found is not None:
+                return found
+    return None
+
+
+def main_predicate(words: dict[int, dict]) -> tuple[dict | None, str | None]:
+    """(the binyan-marked main predicate, None), or (None, the reason there is none).
+
+    1. The clause verb of the root (``_clause_verb``): the root itself, or the verb complement of
+       a modal, existential or non-verbal root (אפשר כבר להכין …, paper Fig. 13).
+    2. Else the clause verb of the root's first verbal ``conj`` (a nominal first conjunct).
+    3. Else, when the main clause has no verb at all, the sentence's binyan-marked verbs if they
+       share one binyan (Fig. 13 takes such a verb: "על קיר זה פסיפס שנוצר בשנת 1990").
+    """
+    root = next(t for t in words.values() if t["head"] == 0)
+    if root["upos"] == "VERB" and not _is_lexical_verb(root) and not _is_modal(root):
+        return None, "main verb lacks HebBinyan"
+    heads = [root, *(t for t in _children(words, root["id"], ("conj",)) if t["upos"] in ("VERB", "AUX"))]
+    for head in heads:
+        verb = _clause_verb(head, words)
+        if verb is not None:
+            return verb, None
+    verbs = [t for _, t in sorted(words.items()) if _is_lexical_verb(t)]
+    if len({_feats(v)["HebBinyan"] for v in verbs}) == 1:
+        return verbs[0], None
+    if verbs:
+        return None, "verbless main clause, its subordinate verbs in different binyanim"
+    if _is_modal(root):
+        return None, "no verb: existential or modal clause"
+    if _children(words, root["id"], ("cop",)):
+        return None, "no verb: copular clause"
+    return None, "no verb: nominal sentence"
+
+
+# --- surface words and chunks --------------------------------------------------------------------
 
 def _space_after(token: dict) -> bool:
     misc = token.get("misc") or {}
@@ -189,7 +288,7 @@ def _space_after(token: dict) -> bool:
 
 
 def _surface_units(sentence: conllu.TokenList) -> list[tuple[str, bool, list[int]]]:
-    """(form, space after, word ids) of every surface token; multiword tokens count once."""
+    """(form, space after, word ids) of every surface token; a multiword token (1-2 בבית) is one."""
     units, covered_to = [], 0
     for token in sentence:
         tid = token["id"]
@@ -204,8 +303,9 @@ def _surface_units(sentence: conllu.TokenList) -> list[tuple[str, bool, list[int
 
 
 def chunks_of(sentence: conllu.TokenList) -> tuple[tuple[str, ...], int]:
-    """The sentence cut into the phrases headed by the root's dependents (and the verb itself);
-    punctuation joins the preceding phrase. Also returns the number of non-punctuation tokens."""
+    """The sentence cut into the phrases headed by the root's dependents (and the root itself),
+    made of whole surface tokens; punctuation joins the preceding phrase. Also returns the number
+    of surface words: space-separated stretches of tokens (ב-2004 is one) not all punctuation."""
     words = {t["id"]: t for t in sentence if isinstance(t["id"], int)}
     root = next(i for i, t in words.items() if t["head"] == 0)
 
@@ -217,10 +317,12 @@ def chunks_of(sentence: conllu.TokenList) -> tuple[tuple[str, ...], int]:
         return i
 
     groups: list[list] = []  # [group, text]
-    n_words = 0
+    n_words, in_word = 0, False
     for form, space, ids in _surface_units(sentence):
         is_punct = all(words[i]["upos"] == "PUNCT" for i in ids if i in words)
-        n_words += not is_punct
+        if not is_punct and not in_word:
+            n_words, in_word = n_words + 1, True
+        in_word = in_word and not space
         group = groups[-1][0] if is_punct and groups else top(ids[0])
         if groups and groups[-1][0] == group:
             groups[-1][1] += form + (" " if space else "")
@@ -229,22 +331,30 @@ def chunks_of(sentence: conllu.TokenList) -> tuple[tuple[str, ...], int]:
     return tuple(text.strip() for _, text in groups if text.strip()), n_words
 
 
+def content_lemmas(words: Iterable[dict]) -> frozenset[str]:
+    """``UPOS:lemma`` of the content words (``CONTENT_UPOS``; the part of speech keeps homographs
+    such as שר "sang"/"minister" apart); left out: function words, modals and existentials (ניתן
+    "it is possible", יש, אין), numbers in digits."""
+    stop = morphology.function_words("he")
+    return frozenset(f"{t['upos']}:{t['lemma']}" for t in words if t["upos"] in CONTENT_UPOS
+                     and t["lemma"] not in stop and not _is_modal(t) and _LETTER.search(t["lemma"] or ""))
+
+
+# --- extraction ----------------------------------------------------------------------------------
+
 def extract(paths: Sequence[Path], binyanim: Sequence[str], min_words: int, max_words: int) -> Extraction:
-    """Sentences whose main verb is in one of ``binyanim``; the others are skipped and counted."""
+    """Sentences whose main predicate is in one of ``binyanim``; the others are skipped and counted."""
     kept, skipped, seen, read = [], Counter(), set(), 0
     for path in paths:
         path = Path(path)
         for start, sentence in read_conllu(path):
             read += 1
-            words = [t for t in sentence if isinstance(t["id"], int)]
-            root = next(t for t in words if t["head"] == 0)
-            if root["upos"] != "VERB":
-                skipped["main verb is not a VERB"] += 1
+            words = {t["id"]: t for t in sentence if isinstance(t["id"], int)}
+            verb, reason = main_predicate(words)
+            if verb is None:
+                skipped[reason] += 1
                 continue
-            binyan = (root["feats"] or {}).get("HebBinyan")
-            if binyan is None:
-                skipped["main verb lacks HebBinyan"] += 1
-                continue
+            binyan = _feats(verb)["HebBinyan"]
             if binyan not in binyanim:
                 skipped[f"main verb in {binyan}"] += 1
                 continue
@@ -260,10 +370,9 @@ def extract(paths: Sequence[Path], binyanim: Sequence[str], min_words: int, max_
                 skipped["duplicate sentence"] += 1
                 continue
             seen.add(text)
-            keys = set(morphology.content_stems(text, "he"))
-            keys |= {f"{t['upos']}:{t['lemma']}" for t in words if t["upos"] in CONTENT_UPOS and t["lemma"] != "_"}
             sid = sentence.metadata.get("sent_id", f"line {start}")
-            kept.append(CorpusSentence(text, chunks, binyan, root["lemma"], f"{path.name}#{sid}", frozenset(keys)))
+            kept.append(CorpusSentence(text, chunks, binyan, verb["lemma"], f"{path.name}#{sid}",
+                                       content_lemmas(words.values()), morphology.content_stems(text, "he")))
     result = Extraction(kept, skipped, read)
     logger.info("CausH natural: %s", result.summary())
     return result

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Hashable
 
-from builders import morphology
+from builders import morphology, sampling
 from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, Sentence
 from builders.caush import corpus, lexicon, rules
 from builders.lexicon import load_yaml
@@ -21,6 +21,10 @@ logger = logging.getLogger(__name__)
 MAX_MISSES = 5_000   # consecutive draws without a new instance before giving up
 TRIES_PER_SLOT = 40  # random picks for one sentence slot before the draw is abandoned
 NEEDED = 3           # sentences of a binyan an instance may use (two in context + one candidate)
+# A lemma split keeps at least this many main-verb lemmas of every binyan on each side: the NEEDED
+# sentences of a binyan in one instance have different verbs (type III), plus one to choose from.
+MIN_SPLIT_LEMMAS = NEEDED + 1
+CORE_ATTEMPTS = 200  # random tries for a lemma split whose sides can each fill an instance
 
 
 class CausHGenerator(Generator):
@@ -89,31 +93,68 @@ class CausHGenerator(Generator):
         return sorted(self.roots)
 
     def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
-        """natural: test lemmas drawn in every binyan in proportion, so each binyan has test sentences."""
+        """natural: test lemmas in every binyan in proportion, at least MIN_SPLIT_LEMMAS of a binyan
+        on each side where it has that many (so HUFAL never empties a split; the share asked is
+        exceeded only for that), and each side holding one instance's worth of content-disjoint
+        sentences where the corpus allows (a small corpus from few documents shares topic words)."""
         if self.variant_ != "natural":
             return super().split_lemmas(lemmas, n_test, rng)
         groups: dict[str, list[str]] = defaultdict(list)
         for lemma in sorted(lemmas):
             groups[self._lemma_binyan[lemma]].append(lemma)
         shares = {b: n_test * len(groups[b]) / len(lemmas) for b in self.binyanim}
-        quota = {b: int(share) for b, share in shares.items()}
-        for b in sorted(self.binyanim, key=lambda b: quota[b] - shares[b])[: n_test - sum(quota.values())]:
-            quota[b] += 1
+        low = {b: min(MIN_SPLIT_LEMMAS, len(groups[b]) // 2) for b in self.binyanim}
+        high = {b: len(groups[b]) - low[b] for b in self.binyanim}
+        quota = {b: min(max(round(shares[b]), low[b]), high[b]) for b in self.binyanim}
+        while sum(quota.values()) < n_test and (room := [b for b in self.binyanim if quota[b] < high[b]]):
+            quota[max(room, key=lambda b: shares[b] - quota[b])] += 1
+        while sum(quota.values()) > n_test and (spare := [b for b in self.binyanim if quota[b] > low[b]]):
+            quota[max(spare, key=lambda b: quota[b] - shares[b])] -= 1
+        test_core, train_core = self._split_cores(set(lemmas), rng)
         chosen = []
         for b in self.binyanim:
-            group = groups[b]
-            rng.shuffle(group)
-            chosen += group[: quota[b]]
+            core = [lemma for lemma in groups[b] if lemma in test_core]
+            rest = [lemma for lemma in groups[b] if lemma not in test_core and lemma not in train_core]
+            rng.shuffle(rest)
+            chosen += core + rest[: max(0, quota[b] - len(core))]
         return chosen
+
+    def _split_cores(self, lemmas: set[str], rng: random.Random) -> tuple[set[str], set[str]]:
+        """Lemmas of NEEDED content-disjoint sentences per binyan for test and, from the other
+        lemmas, for train; empty sets when CORE_ATTEMPTS random tries find no such pair."""
+        sentences = [s for s in self._pool() if s.lemma in lemmas and self._lemma_binyan[s.lemma] == s.binyan]
+        for _ in range(CORE_ATTEMPTS):
+            test = self._core(sentences, rng)
+            if test is not None:
+                train = self._core([s for s in sentences if s.lemma not in test], rng)
+                if train is not None:
+                    return test, train
+        return set(), set()
+
+    def _core(self, sentences: list, rng: random.Random) -> set[str] | None:
+        """Greedily, rarest binyan first: NEEDED sentences per binyan with different verbs and no
+        shared content word (lemma or validator stem); their verb lemmas, or None."""
+        by_binyan = {b: [s for s in sentences if s.binyan == b] for b in self.binyanim}
+        used, lemmas = set(), set()
+        for b in sorted(self.binyanim, key=lambda b: len(by_binyan[b])):
+            taken = 0
+            for s in rng.sample(by_binyan[b], len(by_binyan[b])):
+                words = s.content_lemmas | s.surface_stems
+                if taken < NEEDED and s.lemma not in lemmas and not words & used:
+                    used |= words
+                    lemmas.add(s.lemma)
+                    taken += 1
+            if taken < NEEDED:
+                return None
+        return lemmas
 
     # --- planning ------------------------------------------------------------------------------
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
         """``n`` distinct instances, the four columns used equally often; every sentence from the
         given lemmas, no content word shared by two of the eleven sentences."""
         if spec.variant == "natural":
-            draw, pools = self._draw_natural, self._natural_pools(spec, lemmas)
-        else:
-            draw, pools = self._draw_synthetic, sorted(lemmas)
+            return self._plan_natural(spec, lemmas, n, rng)
+        draw, pools = self._draw_synthetic, sorted(lemmas)
         targets = list(self.columns)
         rng.shuffle(targets)
         plans, seen, misses = [], set(), 0
@@ -130,32 +171,72 @@ class CausHGenerator(Generator):
                                      f"({MAX_MISSES} draws in a row gave nothing new); {self._pool_report(pools)}")
         return plans
 
+    def _plan_natural(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
+        """Distinct instances, the four columns equally often (±1) and in turn; sentences are reused
+        across instances, never within one. A split the sentences cannot fill is ImpossibleSize
+        with the number of instances they gave."""
+        pools = self._natural_pools(spec, lemmas)
+        targets = list(self.columns)
+        rng.shuffle(targets)
+        asked = {t: n // len(targets) + (i < n % len(targets)) for i, t in enumerate(targets)}
+        columns, found, cap = {}, {}, n
+        for target in targets:  # once a column runs dry, the others need only reach as far
+            try:
+                columns[target] = sampling.draw_distinct(
+                    lambda: self._draw_natural(target, pools, rng), min(asked[target], cap), spec.name)
+                found[target] = len(columns[target])
+            except ImpossibleSize as err:
+                found[target] = cap = min(cap, err.possible)
+        if any(found[t] < asked[t] for t in targets):
+            possible = len(targets) * min(found.values())
+            raise ImpossibleSize(spec.name, n, possible, True, "give more CoNLL-U files; " + ", ".join(
+                f"column {t}: {found[t]} of {asked[t]}" for t in targets) + f"; {self._pool_report(pools)}")
+        return [columns[targets[i % len(targets)]][i // len(targets)] for i in range(n)]
+
     def _natural_pools(self, spec: ConfigSpec, lemmas: Sequence[str]) -> dict[str, list]:
+        """The split's sentences per binyan as (sentence, content-lemma mask, stem mask); each
+        binyan needs NEEDED main-verb lemmas (type III keeps the verbs of an instance apart)."""
         allowed = set(lemmas)
-        pools = {b: [s for s in self._pool() if s.binyan == b and s.lemma in allowed] for b in self.binyanim}
-        short = {b: len(p) for b, p in pools.items() if len(p) < NEEDED}
+        lemma_bits, stem_bits = sampling.StemMasks(), sampling.StemMasks()
+        pools = {b: [(s, lemma_bits.mask(s.content_lemmas), stem_bits.mask(s.surface_stems))
+                     for s in self._pool() if s.binyan == b and s.lemma in allowed] for b in self.binyanim}
+        short = [b for b, pool in pools.items() if len({s.lemma for s, _, _ in pool}) < NEEDED]
         if short:
+            every = self.lemmas(spec)
+            corpus_verbs = ", ".join(f"{b} {sum(self._lemma_binyan[x] == b for x in every)}" for b in short)
             raise ImpossibleSize(
-                f"{spec.name}: too few sentences for {', '.join(short)} among {len(allowed)} lemmas "
-                f"({self._pool_report(pools)}); every instance uses {NEEDED} sentences of each binyan. Give more "
-                f"CoNLL-U sources or a larger --test-size. Corpus: {self.extraction.summary()}")
+                f"{spec.name}: too few verbs in {', '.join(short)} in a split of {len(allowed)} of the {len(every)} "
+                f"verb lemmas ({self._pool_report(pools)}); an instance uses {NEEDED} sentences of each binyan with "
+                f"different verbs, so a lemma split needs {NEEDED} verbs of each binyan on each side (the corpus has "
+                f"{corpus_verbs}). Give more CoNLL-U files or use --split random. Corpus: {self.extraction.summary()}")
         return pools
 
     def _pool_report(self, pools) -> str:
         if isinstance(pools, dict):
-            return "sentences per binyan: " + ", ".join(f"{b} {len(p)}" for b, p in pools.items())
+            return "sentences (verb lemmas) per binyan: " + ", ".join(
+                f"{b} {len(p)} ({len({s.lemma for s, _, _ in p})})" for b, p in pools.items())
         return f"{len(pools)} roots"
 
     def _draw_natural(self, target: str, pools: dict[str, list], rng: random.Random) -> Hashable | None:
-        slots = self.columns[target] + rules.answer_binyanim(target, self.binyanim)
-        used, chosen = set(), []
-        for binyan in slots:
-            pool = pools[binyan]
-            for _ in range(TRIES_PER_SLOT):
-                sentence = pool[rng.randrange(len(pool))]
-                if sentence not in chosen and not sentence.keys & used:
-                    chosen.append(sentence)
-                    used |= sentence.keys
+        """One instance of column ``target``: slots of the rarest binyan are filled first, trying
+        every sentence of a small pool, so a rare binyan (HUFAL) limits nothing but itself.
+        No content lemma is shared by two of the eleven sentences, and no validator stem by two
+        context sentences (the validator checks the context)."""
+        binyans = self.columns[target] + rules.answer_binyanim(target, self.binyanim)
+        order = sorted(range(len(binyans)), key=lambda i: (len(pools[binyans[i]]), rng.random()))
+        chosen: list = [None] * len(binyans)
+        lemmas_used = stems_used = 0
+        for slot in order:
+            in_context, pool = slot < self.context_size, pools[binyans[slot]]
+            picks = (rng.sample(pool, len(pool)) if len(pool) <= TRIES_PER_SLOT
+                     else (pool[rng.randrange(len(pool))] for _ in range(TRIES_PER_SLOT)))
+            for sentence, lemma_mask, stem_mask in picks:
+                if not lemma_mask & lemmas_used and not (in_context and stem_mask & stems_used) \
+                        and all(sentence is not other for other in chosen):
+                    chosen[slot] = sentence
+                    lemmas_used |= lemma_mask
+                    if in_context:
+                        stems_used |= stem_mask
                     break
             else:
                 return None
