@@ -106,13 +106,16 @@ def check_source_files(paths: list[str] | None) -> tuple[str, ...] | None:
             raise ValueError(f"--sources {text}: no such file; give the CoNLL-U files to read")
         if path.is_dir():
             raise ValueError(f"--sources {text} is a folder; give the CoNLL-U files in it (e.g. {text}/*.conllu)")
+        blank = True
         with open(path, "rb") as handle:
             for number, line in enumerate(handle, 1):
                 try:
-                    line.decode("utf-8")
+                    blank &= not line.decode("utf-8").strip()
                 except UnicodeDecodeError as err:
                     raise ValueError(f"--sources {text}:{number}: not UTF-8 text ({err.reason} at column "
                                      f"{err.start + 1}); convert the file to UTF-8") from None
+        if blank:
+            raise ValueError(f"--sources {text} is empty; give the CoNLL-U files with the sentences to read")
     return tuple(paths)
 
 

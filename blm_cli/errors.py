@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import errno
 import os
-import sys
 from pathlib import Path
+
+import builders.generate
+from blm_datasets.export_pool import WorkerDied as ExportWorkerDied
+from builders.base import ImpossibleSize
+from builders.lexicon import LexiconError
 
 _ROOT = Path(__file__).resolve().parent.parent
 _TOOLKIT = tuple(str(_ROOT / p) + os.sep for p in ("blm_cli", "blm_datasets", "blm_models", "blm_eval",
@@ -22,12 +26,8 @@ _FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
 
 def _worker_died_types() -> tuple[type[BaseException], ...]:
     """Dead-worker errors of the export and generation pools (they carry a complete message)."""
-    found: list[type[BaseException]] = []
-    for module in ("blm_datasets.export", "builders.generate"):
-        cls = getattr(sys.modules.get(module), "WorkerDied", None)
-        if isinstance(cls, type):
-            found.append(cls)
-    return tuple(found)
+    generation = getattr(builders.generate, "WorkerDied", None)
+    return (ExportWorkerDied,) + ((generation,) if isinstance(generation, type) else ())
 
 
 def raised_by_toolkit(err: BaseException) -> bool:
@@ -60,8 +60,6 @@ def _path_message(err: OSError) -> str:
 
 def expected_message(err: BaseException) -> str | None:
     """The one-line message for an expected error, or None for a bug (shown with its traceback)."""
-    from builders.lexicon import LexiconError
-
     if isinstance(err, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError)):
         return _path_message(err)
     if isinstance(err, OSError) and err.errno in _FULL_DISK:
@@ -71,6 +69,8 @@ def expected_message(err: BaseException) -> str | None:
                 "convert it to UTF-8 or check that the right file was given")
     if isinstance(err, _worker_died_types()):
         return str(err)
+    if isinstance(err, ImpossibleSize) and "--size" not in str(err):
+        return f"{err}; pass a smaller --size"
     if isinstance(err, LexiconError) or (isinstance(err, ValueError) and raised_by_toolkit(err)):
         return str(err)
     return None

@@ -17,15 +17,11 @@ import contextlib
 import os
 import random
 import shutil
-import signal
 import time
 import traceback
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable
 
@@ -33,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from blm_datasets.export_folder import ExportFolder, staging_folder
+from blm_datasets.export_pool import WorkerDied, run_pool
 from blm_datasets.features import FEATURES
 from builders import registry
 from builders.generate import Options, generate
@@ -288,10 +285,6 @@ def generation_info(opts: Options) -> dict[str, Any]:
     return info
 
 
-class WorkerDied(RuntimeError):
-    """An export worker process died (killed, out of memory) while exporting a config."""
-
-
 def _card_writer(generation: dict[str, Any], default: str | None, license_id: str,
                  skipped: Callable[[], list[str]], card_extras: Mapping[str, Any] | None = None,
                  card_notes: str | None = None) -> Callable[[Path, dict[str, dict]], str]:
@@ -366,7 +359,10 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
 
     try:
         if num_proc > 1 and len(todo) > 1:
-            _run_pool(todo, folder, opts, num_proc, audit, skip_unavailable, finished)
+            order = sorted(todo, key=lambda n: -_expected_rows(n, opts))  # largest first: the pool stays busy
+            _warm_up(todo, audit)
+            jobs = {n: _Job(n, folder.out, opts, 1, audit, skip_unavailable, in_worker=True) for n in order}
+            run_pool(_run_one, jobs, min(num_proc, len(todo)), folder, finished)
         else:
             for name in todo:
                 finished(_run_one(_Job(name, folder.out, opts, num_proc, audit, skip_unavailable, progress=progress)))
@@ -388,61 +384,6 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
         + (f"; skipped {len(skipped)} (input files unavailable): {', '.join(s.name for s in skipped)}"
            if skipped else ""))
     return result
-
-
-def _run_pool(names: list[str], folder: ExportFolder, opts: Options, num_proc: int, audit: bool,
-              skip_unavailable: bool, finished: Callable) -> None:
-    """One config per worker process, largest first; a dead worker fails the export at once, naming its config.
-
-    Finished configs are committed as they arrive; after the first error the pending ones are cancelled,
-    the running ones finish (and are kept), then the error is raised.
-    """
-    order = sorted(names, key=lambda n: -_expected_rows(n, opts))
-    _warm_up(names, audit)
-    executor = ProcessPoolExecutor(min(num_proc, len(names)), mp_context=get_context("fork"))
-    futures = {executor.submit(_run_one, _Job(n, folder.out, opts, 1, audit, skip_unavailable, in_worker=True)): n
-               for n in order}
-    error: BaseException | None = None
-    try:
-        pending = set(futures)
-        while pending:
-            complete, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in complete:
-                if future.cancelled():
-                    continue
-                try:
-                    finished(future.result())
-                except BrokenProcessPool:
-                    raise _worker_died(executor, folder, futures[future]) from None
-                except Exception as err:  # noqa: BLE001 - first error wins; running configs still finish
-                    if error is None:
-                        error = err
-                        for other in pending:
-                            other.cancel()
-        if error is not None:
-            raise error
-    except BaseException:
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in list((getattr(executor, "_processes", None) or {}).values()):
-            process.terminate()  # no public way to stop running workers; they only write staging folders
-        raise
-    executor.shutdown(wait=True)
-
-
-def _worker_died(executor: ProcessPoolExecutor, folder: ExportFolder, fallback: str) -> WorkerDied:
-    """The error for a broken pool, naming the config(s) whose worker died and how."""
-    processes = dict(getattr(executor, "_processes", None) or {})  # no public handle on the workers
-    executor.shutdown(wait=True, cancel_futures=True)  # the pool stops its other workers (SIGTERM)
-    codes = {pid: p.exitcode for pid, p in processes.items()}
-    writing = folder.in_progress()
-    dead = {pid: name for pid, name in writing.items() if codes.get(pid) not in (None, -signal.SIGTERM)}
-    dead = dead or writing or {-1: fallback}
-    how = sorted({f"signal {signal.Signals(-codes[p]).name}" if (codes.get(p) or 0) < 0 else f"exit {codes[p]}"
-                  for p in dead if codes.get(p) is not None})
-    return WorkerDied(f"the export worker of {', '.join(sorted(set(dead.values())))} died "
-                      f"({', '.join(how) or 'killed'}; out of memory?); the configs finished so far are complete "
-                      f"in {folder.out}: run the same command again to export the rest (with a lower --num-proc "
-                      "if memory is short)")
 
 
 def write_configs(out: str | Path, configs: Mapping[str, Mapping[str, Sequence[dict[str, Any]]]], *,

@@ -140,8 +140,15 @@ def load_generated(config: str, *, seed: int = 42, size: int | None = None, spli
         kwargs["test_size"] = test_size
     if sources:
         kwargs["sources"] = [str(p) for p in sources]
-    builder = datasets.load_dataset_builder(GENERATED, config, cache_dir=str(cache_dir) if cache_dir else None,
-                                            **kwargs)
+    try:
+        builder = datasets.load_dataset_builder(GENERATED, config, cache_dir=str(cache_dir) if cache_dir else None,
+                                                **kwargs)
+    except Exception as err:  # noqa: BLE001 - the builder reads the cached dataset_info.json when there is one
+        root = Path(cache_dir or datasets.config.HF_DATASETS_CACHE) / GENERATED
+        if _ours(err) or not root.is_dir():
+            raise
+        mine = sorted(root.glob(f"{config}-*"))
+        raise _corrupt(str(mine[0] if len(mine) == 1 else root), err) from err
     cached = Path(builder.cache_dir).is_dir()
     quiet = not datasets.utils.are_progress_bars_disabled()
     try:

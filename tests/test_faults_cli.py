@@ -68,6 +68,10 @@ def test_bad_sizes_quote_the_flag_and_the_value(capsys, argv, parts):
     fails(capsys, argv, *parts)
 
 
+def test_impossible_size_says_what_to_do(capsys):
+    fails(capsys, ["generate", A, "--size", "999999"], "combinatorics allow only", "pass a smaller --size")
+
+
 def test_names_and_phenomenon_together_are_refused(capsys):
     fails(capsys, ["generate", A, "--phenomenon", "agr"], "not both")
     fails(capsys, ["export", A, "--phenomenon", "agr", "--out", "x"], "not both")
@@ -162,6 +166,7 @@ def test_grid_out_file_fails_before_any_training(capsys, tmp_path, monkeypatch):
     (lambda p: p, "is a folder; give the CoNLL-U files in it"),
     (lambda p: p / "missing.conllu", "missing.conllu: no such file"),
     (lambda p: (p / "bin.conllu").write_bytes(b"# ok\n\xff\xfe bad\n") and p / "bin.conllu", "bin.conllu:2: not UTF-8"),
+    (lambda p: (p / "empty.conllu").write_text("\n") and p / "empty.conllu", "empty.conllu is empty"),
 ])
 def test_bad_sources_name_the_file(capsys, tmp_path, make, part):
     fails(capsys, ["generate", "caush_he_natural_typeIII", "--sources", str(make(tmp_path))], "--sources", part)
@@ -175,6 +180,9 @@ def test_truncated_datasets_cache_names_it_and_a_fresh_cache_works(capsys, tmp_p
     capsys.readouterr()
     fails(capsys, ["validate", A, "--size", "40", "--cache-dir", str(cache)], "the datasets cache at", "is corrupt",
           "--cache-dir")
+    for info in cache.rglob("dataset_info.json"):
+        info.write_text("{trunc")
+    fails(capsys, ["show", A, "--size", "40", "--cache-dir", str(cache)], "the datasets cache at", "is corrupt")
     assert main(["validate", A, "--size", "40", "--cache-dir", str(tmp_path / "new")]) == 0
 
 
