@@ -6,6 +6,9 @@ import argparse
 import difflib
 from pathlib import Path
 
+from blm_datasets.export_folder import ExportFolderError
+from builders import registry
+
 
 def int_at_least(minimum: int, why: str = ""):
     """An argparse type: an integer >= ``minimum``."""
@@ -37,8 +40,6 @@ num_proc_type = int_at_least(1)
 
 def phenomenon(text: str) -> str:
     """An argparse type: a registered phenomenon; a typo gets the close matches."""
-    from builders import registry
-
     known = registry.available()
     if text in known:
         return text
@@ -50,8 +51,6 @@ def phenomenon(text: str) -> str:
 
 def configs_of(phenomenon_name: str | None) -> list[str]:
     """Every registered config, or those of one phenomenon."""
-    from builders import registry
-
     return [s.name for s in registry.all_specs() if phenomenon_name is None or s.phenomenon == phenomenon_name]
 
 
@@ -82,8 +81,6 @@ def add_source_args(p: argparse.ArgumentParser) -> None:
 
 def select_names(args: argparse.Namespace) -> list[str]:
     """Config names from NAME… or --all/--phenomenon (not both); unknown names fail with close matches."""
-    from builders import registry
-
     whole = args.all or args.phenomenon
     if args.names and whole:
         raise ValueError("give config names, or --all / --phenomenon, not both")
@@ -121,8 +118,6 @@ def check_source_files(paths: list[str] | None) -> tuple[str, ...] | None:
 
 def check_out_folder(path: str, flag: str = "--out") -> Path:
     """An output folder that can be created later: not a file, no file among its parents."""
-    from blm_datasets.export_folder import ExportFolderError
-
     out = Path(path).expanduser()
     if out.exists() and not out.is_dir():
         raise ExportFolderError(f"{flag} {path} is a file, not a folder; choose a folder")

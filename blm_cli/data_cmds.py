@@ -7,6 +7,8 @@ import json
 import time
 from pathlib import Path
 
+import datasets
+
 from blm_cli.args import (
     add_generation_args,
     add_source_args,
@@ -15,12 +17,17 @@ from blm_cli.args import (
     phenomenon,
     select_names,
 )
+from blm_datasets.export_folder import ensure_out_folder, replace_folder, staging_folder
+from blm_datasets.features import FEATURES
+from blm_datasets.sources import load_source, require_split, source_configs
+from blm_datasets.validate import validate_rows
+from builders import registry
+from builders.base import SourceUnavailable
+from builders.generate import Options, generate
 
 
 # ------------------------------------------------------------------------------------------- helpers
 def _options(args: argparse.Namespace):
-    from builders.generate import Options
-
     return Options(seed=args.seed, size=args.size, split=args.split or "lemma", test_size=args.test_size,
                    sources=check_source_files(getattr(args, "sources", None)))
 
@@ -28,15 +35,11 @@ def _options(args: argparse.Namespace):
 def _names(args: argparse.Namespace) -> list[str]:
     """Config names of the command; with --dataset and no names, every config the source holds."""
     if getattr(args, "dataset", None) and not args.names and not args.all and not args.phenomenon:
-        from blm_datasets.sources import source_configs
-
         return source_configs(args.dataset)
     return select_names(args)
 
 
 def _load(name: str, args: argparse.Namespace):
-    from blm_datasets.sources import load_source
-
     opts = _options(args)
     return load_source(getattr(args, "dataset", None), name, seed=opts.seed, size=opts.size, split_mode=opts.split,
                        test_size=opts.test_size, sources=opts.sources, num_proc=args.num_proc,
@@ -48,8 +51,6 @@ def _each(names: list[str], args: argparse.Namespace, work) -> None:
 
     Nothing done at all is an error, never a silent success.
     """
-    from builders.base import SourceUnavailable
-
     skipped = []
     for name in names:
         try:
@@ -71,10 +72,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from blm_datasets.export_folder import ensure_out_folder
-    from builders import registry
-    from builders.generate import generate
-
     names = select_names(args)
     opts = _options(args)
     out = None
@@ -102,11 +99,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def _write_generated(out: Path, name: str, splits, fmt: str) -> None:
     """One config's splits into ``out/name`` (arrow: save_to_disk; parquet/json: a file per split), atomically."""
-    import datasets
-
-    from blm_datasets.export_folder import replace_folder, staging_folder
-    from blm_datasets.features import FEATURES
-
     staged = staging_folder(out, name)
     dd = datasets.DatasetDict({s: datasets.Dataset.from_list(o.records, features=FEATURES) for s, o in splits.items()})
     if fmt == "arrow":
@@ -119,9 +111,6 @@ def _write_generated(out: Path, name: str, splits, fmt: str) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from blm_datasets.validate import validate_rows
-    from builders import registry
-
     failed = False
     lemma_split = args.split == "lemma" or (args.split is None and not args.dataset)
 
@@ -147,8 +136,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from blm_datasets.audit import audit_rows
-    from blm_datasets.sources import require_split
-    from builders import registry
 
     results = {}
 
@@ -173,11 +160,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from blm_datasets.sources import require_split
-
     if not args.dataset:
-        from builders import registry
-
         registry.get_spec(args.name)
     rows = require_split(_load(args.name, args), args.split_name, args.name)
     if not 0 <= args.index < len(rows):

@@ -9,14 +9,14 @@ from pathlib import Path
 
 from blm_cli.args import check_out_folder
 from blm_datasets.export_folder import atomic_write_text, check_out_file
+from blm_eval import llm_eval
+from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
+from blm_eval.prompts import PROMPT_LANGUAGES, gold_letter
 
 
 # ------------------------------------------------------------------------------------------- llm-eval
 def cmd_llm_eval(args: argparse.Namespace) -> int:
     """Zero/one-shot prompting of a causal LM on BLM configs (001 §3.4): Table 2 layout + JSON."""
-    from blm_eval import llm_eval
-    from blm_eval.prompts import gold_letter
-
     if args.samples < 1 or args.runs < 1:
         raise ValueError(f"--samples {args.samples} / --runs {args.runs}: both must be at least 1")
     if any(k < 0 for k in args.shots):
@@ -70,9 +70,6 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
 
 
 def _register_llm_eval(sub) -> None:
-    from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
-    from blm_eval.prompts import PROMPT_LANGUAGES
-
     p = sub.add_parser("llm-eval", help="zero/one-shot prompting of a causal LM (BLM-It prompts), macro-F1 ± std",
                        description="Prompt a causal LM with the BLM-It prompts (001 Figs. 8-9) and report "
                                    "macro-F1 and accuracy (mean ± std over seeded runs) per config, prompt "
@@ -123,7 +120,7 @@ def _checking_out(func, flag: str = "--out"):
 
 
 def register(sub) -> None:
-    """Add llm-eval, grid and latent to the ``blm`` parser."""
+    """Add llm-eval, grid and latent to the ``blm`` parser (grid and latent import torch: loaded here only)."""
     from blm_eval.grid import add_parser as register_grid
     from blm_eval.latent import register as register_latent
 

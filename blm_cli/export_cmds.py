@@ -5,6 +5,12 @@ from __future__ import annotations
 import argparse
 
 from blm_cli.args import add_generation_args, check_source_files, select_names
+from blm_datasets.calamita import write_calamita
+from blm_datasets.export import default_num_proc, export
+from blm_datasets.export_folder import check_out_file
+from blm_datasets.publish import publish
+from builders import registry
+from builders.generate import Options, generate
 
 OVERWRITE_HELP = ("replace an existing different export in --out (other options, or configs this export leaves "
                   "out); with --format calamita, replace the JSON file. Without it, --out must be new, empty, or "
@@ -14,9 +20,6 @@ OVERWRITE_HELP = ("replace an existing different export in --out (other options,
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export configs as parquet + dataset card into --out."""
-    from blm_datasets.export import export
-    from builders.generate import Options
-
     names = select_names(args)
     sources = check_source_files(args.sources)
     opts = Options(seed=args.seed, size=args.size, split=args.split or "lemma", test_size=args.test_size,
@@ -31,11 +34,6 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _export_calamita(names: list[str], args: argparse.Namespace, opts) -> int:
     """One config's split as the CALAMITA challenge JSON (BLM-It Figs. 7, 10)."""
-    from blm_datasets.calamita import write_calamita
-    from blm_datasets.export_folder import check_out_file
-    from builders import registry
-    from builders.generate import generate
-
     if len(names) != 1:
         raise ValueError("--format calamita writes one config to one JSON file: name exactly one config")
     out = check_out_file(args.out, overwrite=args.overwrite)
@@ -50,8 +48,6 @@ def _export_calamita(names: list[str], args: argparse.Namespace, opts) -> int:
 
 def cmd_publish(args: argparse.Namespace) -> int:
     """Upload an export folder to a Hub dataset repo in one commit."""
-    from blm_datasets.publish import publish
-
     info = publish(args.folder, args.repo, private=args.private, commit_message=args.message, token=args.token)
     print(f"published {args.folder} to https://huggingface.co/datasets/{args.repo}"
           + (f" ({getattr(info, 'commit_url', '')})" if getattr(info, "commit_url", None) else ""))
@@ -60,8 +56,6 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 def register(sub) -> None:
     """Add export and publish to the ``blm`` parser."""
-    from blm_datasets.export import default_num_proc
-
     p = sub.add_parser("export", help="write configs as parquet files plus a dataset card (README.md)",
                        description="Write configs as a script-free Hub dataset folder: <config>/<split>-*.parquet "
                                    "plus README.md. Each config is written to a hidden staging folder and "

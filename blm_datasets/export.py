@@ -22,17 +22,26 @@ import traceback
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
 
+import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
+from tqdm.auto import tqdm
 
+from blm_datasets.digest import files_digest, source_digest
 from blm_datasets.export_folder import ExportFolder, staging_folder
-from blm_datasets.export_pool import WorkerDied, run_pool
+from blm_datasets.export_pool import WorkerDied, run_pool  # noqa: F401 - WorkerDied re-exported
 from blm_datasets.features import FEATURES
 from builders import registry
+from builders.base import ImpossibleSize, SourceUnavailable
 from builders.generate import Options, generate
+from builders.lexicon import LexiconError
+from hub_cards.dataset_card import render_dataset_card
+from hub_cards.schema import check_dataset_card_data, require_valid
+from hub_cards.sections import join_card, merge_card, split_card
 
 ROW_GROUP_SIZE = 1000               # rows per parquet row group, as datasets writes them
 MAX_SHARD_BYTES = 500 * 1024 ** 2   # in-memory (arrow) bytes per parquet shard, as push_to_hub
@@ -177,8 +186,6 @@ def summary_from_dict(data: Mapping[str, Any]) -> ConfigSummary:
 def export_config(name: str, folder: Path, opts: Options, num_proc: int = 1, audit: bool = True,
                   progress: bool = False) -> ConfigSummary:
     """Generate one config, write its parquet shards into ``folder`` (named ``name/…`` in the card) and summarise it."""
-    from builders.base import ImpossibleSize
-
     start = time.perf_counter()
     spec = registry.get_spec(name)
     try:
@@ -218,9 +225,6 @@ class _Job:
 
 def _run_one(job: _Job) -> tuple[ConfigSummary | Skipped, Path | None]:
     """Export one config into a staging folder (in this process or a worker); errors name the config."""
-    from builders.base import SourceUnavailable
-    from builders.lexicon import LexiconError
-
     name, skip_unavailable, in_worker = job.name, job.skip_unavailable, job.in_worker
     staged = staging_folder(job.out, name)
     try:
@@ -266,12 +270,6 @@ def _warm_up(names: list[str], audit: bool) -> None:
 
 def generation_info(opts: Options) -> dict[str, Any]:
     """How the data was made: toolkit and datasets versions, options, digest of code/templates/lexicons."""
-    from importlib import metadata
-
-    import datasets
-
-    from blm_datasets.digest import files_digest, source_digest
-
     try:
         version = metadata.version("blm-toolkit")
     except metadata.PackageNotFoundError:
@@ -289,10 +287,6 @@ def _card_writer(generation: dict[str, Any], default: str | None, license_id: st
                  skipped: Callable[[], list[str]], card_extras: Mapping[str, Any] | None = None,
                  card_notes: str | None = None) -> Callable[[Path, dict[str, dict]], str]:
     """A function (folder, {name: summary dict}) -> card text, merged into the card already there."""
-    from hub_cards.dataset_card import render_dataset_card
-    from hub_cards.schema import check_dataset_card_data, require_valid
-    from hub_cards.sections import join_card, merge_card, split_card
-
     def card(out: Path, summaries: dict[str, dict]) -> str:
         configs = [summary_from_dict(s) for s in summaries.values()]
         text = render_dataset_card(configs, generation, default if default in summaries else None, license_id,
@@ -322,8 +316,6 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
     leaves out) is replaced only with ``overwrite``. With ``skip_unavailable`` (``--all``), configs
     whose input files are missing here are left out and listed in the report and the card.
     """
-    from tqdm.auto import tqdm
-
     start = time.perf_counter()
     if not names:
         raise ValueError("no configs to export: name some (see `blm list`) or pass --all")

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hub_cards.sections import BEGIN
+
 MANIFEST = ".blm_export.json"
 CARD = "README.md"
 TMP_PREFIX = ".blm-tmp-"
@@ -117,8 +119,6 @@ def is_shard_folder(folder: Path) -> bool:
 
 def legacy_export(folder: Path) -> bool:
     """A folder written by a `blm export` from before manifests (card with the generated summary)."""
-    from hub_cards.sections import BEGIN
-
     card = folder / CARD
     return card.is_file() and BEGIN.format("summary") in card.read_text(encoding="utf-8", errors="replace")
 
