@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from pathlib import Path
 
-import builders.generate
-from blm_datasets.export_pool import WorkerDied as ExportWorkerDied
 from builders.base import ImpossibleSize
 from builders.lexicon import LexiconError
 
@@ -25,9 +24,16 @@ _FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
 
 
 def _worker_died_types() -> tuple[type[BaseException], ...]:
-    """Dead-worker errors of the export and generation pools (they carry a complete message)."""
-    generation = getattr(builders.generate, "WorkerDied", None)
-    return (ExportWorkerDied,) + ((generation,) if isinstance(generation, type) else ())
+    """Dead-worker errors of the export and generation pools (they carry a complete message).
+
+    Looked up among the loaded modules: a pool that never ran cannot have raised.
+    """
+    found = []
+    for module in ("blm_datasets.export_pool", "builders.generate"):
+        cls = getattr(sys.modules.get(module), "WorkerDied", None)
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            found.append(cls)
+    return tuple(found)
 
 
 def raised_by_toolkit(err: BaseException) -> bool:

@@ -10,7 +10,6 @@ import argparse
 import sys
 import traceback
 
-from blm_cli import data_cmds, eval_cmds, export_cmds
 from blm_cli.errors import debug, expected_message
 
 
@@ -22,6 +21,10 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``blm`` parser with every subcommand."""
+    # the command modules load datasets and torch: imported here, inside main's handling of Ctrl-C
+    from blm_cli import data_cmds, eval_cmds, export_cmds
+
     parser = Parser(prog="blm", description="Blackbird Language Matrices toolkit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     data_cmds.register(sub)
@@ -32,9 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one ``blm`` command; returns its exit status."""
-    args = build_parser().parse_args(argv)
-    prog = f"blm {args.command}"
+    prog = "blm"
     try:
+        args = build_parser().parse_args(argv)
+        prog = f"blm {args.command}"
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         if debug():
