@@ -1,19 +1,19 @@
-"""Roll BLMs: the fixed-seed two-paradigm instance, answer sets, type II verbs, lexicon errors."""
+"""Roll BLMs: the fixed-seed two-paradigm instance, the scene facts behind each candidate's class (one
+test per defect fixed), type II verbs, the balanced set and lexicon errors.
+Size, validity, shuffling and twins of every config: tests/test_configs.py."""
 
 import itertools
+from pathlib import Path
 
 import pytest
 
 from blm_datasets.audit import audit_rows
-from blm_datasets.validate import jaccard, validate_rows
+from blm_datasets.validate import jaccard
 from builders import morphology, registry
-from builders.base import ImpossibleSize
 from builders.generate import Options, generate
 from builders.lexicon import LexiconError
+from builders.roll import forms, lexicon
 from lexicon_files import check_written, shipped_english
-from builders.roll import lexicon
-
-CONFIGS = [n for n in registry.config_names() if n.startswith("roll_")]
 
 # 002 Fig. 10 in this package's notation (1/2 = the paradigm whose words fill the slot).
 FIG10_CONTEXT = ["NP-Agent1 rollV NP-Theme", "NP-Agent1 did PP-Theme", "NP-Theme was PP-Loc1",
@@ -23,58 +23,75 @@ FIG10_ANSWERS = {"Correct": "NP-Theme rollV PP-Loc2", "SC-RS": "NP-Theme rollV N
                  "SC-RR": "NP-Agent2 was PP-Loc2", "RR": "NP-Agent2 rollV PP-Loc2",
                  "PSC-RS": "NP-Theme rollV NP-Agent1", "PSC-RR": "NP-Agent1 was PP-Loc1",
                  "PC-RR": "NP-Agent1 rollV PP-Loc1"}
+GEN = registry.generator("roll", "en")
+SCENES = {scene.id: s for s, scene in enumerate(lexicon.load("en").scenes)}
 
 
 def gen(name, size=40, **kw):
     return generate(registry.get_spec(name), Options(size=size, **kw), progress=False)
 
 
-def test_configs_come_from_the_registry():
-    assert sorted(CONFIGS) == ["roll_en_typeI", "roll_en_typeII", "roll_en_typeII_balanced", "roll_en_typeI_balanced"]
+def answers(scene, v1, v2=None, theme=0, agents=(0, 1), locations=(0, 1), balanced=False):
+    """[(label, sentence, class)] of the instance with these words."""
+    spec = registry.get_spec(f"roll_en_type{'I' if v2 in (None, v1) else 'II'}" + ("_balanced" if balanced else ""))
+    plan = (SCENES[scene], v1, v2 or v1, theme, agents, locations)
+    return [(c.label, c.sentence.text, c.error_class) for c in GEN.realise(spec, plan).candidates]
 
 
 def test_type_i_fixed_seed_instance():
     rec = gen("roll_en_typeI")["test"].records[0]
-    assert rec["lemma"] == "revolve"
-    assert rec["context"] == [
-        "The engineer revolved the propeller.",
-        "The engineer did something to the propeller.",
-        "The propeller was on the axle.",
-        "The propeller revolved on the axle.",
-        "The mechanic revolved the propeller.",
-        "The mechanic did something to the propeller.",
-        "The propeller was on the mount.",
+    assert rec["lemma"] == "revolve" and rec["context"] == [
+        "The machinist revolved the wheel.",
+        "The machinist did something to the wheel.",
+        "The wheel was on the axle.",
+        "The wheel revolved on the axle.",
+        "The mechanic revolved the wheel.",
+        "The mechanic did something to the wheel.",
+        "The wheel was on the pivot.",
     ]
     assert rec["context_patterns"] == FIG10_CONTEXT
-    assert rec["answers"][rec["label"]] == "The propeller revolved on the mount."
     assert dict(zip(rec["answer_labels"], rec["answer_patterns"])) == FIG10_ANSWERS
-    assert dict(zip(rec["answer_labels"], rec["answers"])) == {
-        "Correct": "The propeller revolved on the mount.",
-        "SC-RS": "The propeller revolved the mechanic.",
-        "SC-RR": "The mechanic was on the mount.",
-        "RR": "The mechanic revolved on the mount.",
-        "PSC-RS": "The propeller revolved the engineer.",
-        "PSC-RR": "The engineer was on the axle.",
-        "PC-RR": "The engineer revolved on the axle.",
+    assert dict(zip(rec["answer_labels"], zip(rec["answers"], rec["answer_error_classes"]))) == {
+        "Correct": ("The wheel revolved on the pivot.", "CORRECT"),
+        "SC-RS": ("The wheel revolved the mechanic.", "GRAMMAR"),
+        "SC-RR": ("The mechanic was on the pivot.", "GRAMMAR"),        # was SEQUENCE
+        "RR": ("The mechanic revolved on the pivot.", "GRAMMAR"),      # was SEQUENCE
+        "PSC-RS": ("The wheel revolved the machinist.", "GRAMMAR"),
+        "PSC-RR": ("The machinist was on the axle.", "GRAMMAR"),       # was SEQUENCE
+        "PC-RR": ("The machinist revolved on the axle.", "GRAMMAR"),   # was SEQUENCE
     }
 
 
-def test_paper_answer_set_classes():
-    rec = gen("roll_en_typeII")["train"].records[0]
-    assert dict(zip(rec["answer_labels"], rec["answer_error_classes"])) == {
-        "Correct": "CORRECT", "SC-RS": "GRAMMAR", "SC-RR": "SEQUENCE", "RR": "SEQUENCE",
-        "PSC-RS": "GRAMMAR", "PSC-RR": "SEQUENCE", "PC-RR": "SEQUENCE"}
+# --- the scene facts: each test pins a candidate whose class used to be false ---------------------
+
+def test_role_error_is_sequence_only_where_the_agent_moving_is_natural():
+    balls = answers("balls", "roll", locations=(0, 2))   # the boy … the girl, the gutter … the pool
+    assert ("RR", "The girl rolled into the pool.", "SEQUENCE") in balls
+    assert ("SC-RR", "The girl was in the pool.", "SEQUENCE") in balls
+    wind = answers("wind", "whirl", "drift")             # the wind whirled …, the squall drifted …
+    assert ("RR", "The squall drifted into the pond.", "GRAMMAR") in wind          # was SEQUENCE
+    assert ("PC-RR", "The wind whirled into the yard.", "SEQUENCE") in wind
+    assert ("SC-RR", "The squall was in the pond.", "GRAMMAR") in wind             # was SEQUENCE
+    ropes = answers("ropes", "twist", "coil")
+    assert ("PC-RR", "The sailor twisted around the post.", "SEQUENCE") in ropes
+    assert ("RR", "The climber coiled around the pole.", "GRAMMAR") in ropes       # was SEQUENCE
 
 
-@pytest.mark.parametrize("name", CONFIGS)
-def test_every_config_is_valid(name):
-    spec = registry.get_spec(name)
-    out = generate(spec, Options(size=300), progress=False)
-    for split in out.values():
-        assert not split.rejected
-        report = validate_rows(split.records, spec)
-        assert report["rows"] == len(split.records) > 0
-        assert not any(report["failures"].values()), report
+def test_role_swap_is_grammar_for_every_scene():
+    """The theme acting on the agent (*The ball rolled the girl*) is natural with no scene's verb;
+    the furniture scene has no piano (*The piano moved the landlord* has a psych reading)."""
+    for scene in lexicon.load("en").scenes:
+        assert not scene.themes_move_agents
+    assert "the piano" not in [t.text for s in lexicon.load("en").scenes for t in s.themes]
+    assert ("SC-RS", "The ball rolled the girl.", "GRAMMAR") in answers("balls", "roll")
+
+
+def test_no_axis_location_can_be_switched_on():
+    """*The machinist turned on the spindle* is a well-formed sentence (switch on): the axis scene
+    has no location a person turns on, so RR with turn is GRAMMAR."""
+    axis = lexicon.load("en").scenes[SCENES["axis"]]
+    assert not {"the spindle", "the hub"} & {loc.text for loc in axis.locations}
+    assert ("RR", "The engineer turned on the shaft.", "GRAMMAR") in answers("axis", "turn", locations=(0, 1))
 
 
 def test_type_ii_uses_one_verb_per_paradigm_and_keeps_overlap():
@@ -89,33 +106,31 @@ def test_type_ii_uses_one_verb_per_paradigm_and_keeps_overlap():
             assert sum(scores) / len(scores) >= 0.2
 
 
-def test_balanced_answer_set_and_audit():
-    out = gen("roll_en_typeII_balanced", 1600)
-    rec = out["test"].records[0]
-    assert sorted(rec["answer_labels"]) == ["Correct", "LOC", "LOC", "PSC-RS", "SC-RS"]
+def test_balanced_set_has_unused_locations_and_grammar_swaps():
+    got = answers("balls", "roll", locations=(0, 1), balanced=True)
+    assert sorted((label, cls) for label, _, cls in got) == [
+        ("Correct", "CORRECT"), ("LOC", "SEQUENCE"), ("LOC", "SEQUENCE"), ("PSC-RS", "GRAMMAR"), ("SC-RS", "GRAMMAR")]
+    assert ("Correct", "The ball rolled into the hole.", "CORRECT") in got
+    unused = {text.split()[-1].rstrip(".") for label, text, _ in got if label == "LOC"}
+    assert len(unused) == 2 and not unused & {"gutter", "hole"}   # the context's locations are gutter and hole
+
+
+def test_balanced_config_leaves_no_answer_only_shortcut():
+    out = gen("roll_en_typeII_balanced", 800)
     res = audit_rows(out["train"].records, out["test"].records, "en")
     assert res["chance_wellformed"] == pytest.approx(1 / 3)
     for baseline, r in res["baselines"].items():
         assert not r["above_chance"], (baseline, r)
 
 
-def test_test_verbs_come_from_one_scene_and_stay_out_of_train():
-    out = gen("roll_en_typeII", 600)
-    train, test = ({r["lemma"] for r in out[s].records} for s in ("train", "test"))
-    assert len(test) == 2 and not train & test
-    assert any(test <= set(scene.verbs) for scene in lexicon.load("en").scenes)
+def test_test_verbs_come_from_one_scene():
+    test = {r["lemma"] for r in gen("roll_en_typeII", 600)["test"].records}
+    assert len(test) == 2 and any(test <= set(scene.verbs) for scene in lexicon.load("en").scenes)
 
 
-def test_impossible_size_is_a_clear_error():
-    with pytest.raises(ImpossibleSize, match="combinatorics allow only"):
-        gen("roll_en_typeI", 10_000_000)
-
-
-def test_irregular_pasts_and_plural_themes():
-    texts = " ".join(s for split in gen("roll_en_typeI", 1500).values() for r in split.records for s in r["context"])
-    for form in ("spun", "swung", "wound", "slid"):
-        assert f" {form} " in texts, form
-    assert " were in " in texts and not any(w in texts for w in ("spinned", "swinged", "winded", "slided"))
+def test_roll_does_not_depend_on_the_sprayload_package():
+    sources = " ".join(p.read_text() for p in Path(lexicon.HERE).glob("*.py"))
+    assert "sprayload" not in sources
 
 
 # --- lexicon errors -------------------------------------------------------------------------------
@@ -138,6 +153,21 @@ def test_invented_past_is_rejected(tmp_path, english):
     swing = next(v for v in english["verbs"] if v["lemma"] == "swing")
     swing["past"] = swing["participle"] = "swinged"
     with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'swing': .*'swung'"):
+        _check(tmp_path, english)
+    assert forms.form_error(forms.Verb("drop", "dropped", "dropped")) is None
+
+
+def test_fact_errors_name_file_line_and_scene(tmp_path, english):
+    english["scenes"][0]["agents_move"].append("spin")
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'balls': agents_move: 'spin' is not a verb of this scene"):
+        _check(tmp_path, english)
+    english = shipped_english(lexicon)
+    english["scenes"][0]["agents_located"] = "sometimes"
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'balls': 'agents_located' is 'sometimes'"):
+        _check(tmp_path, english)
+    english = shipped_english(lexicon)
+    del english["scenes"][1]["themes_move_agents"]
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'furniture': missing field 'themes_move_agents'"):
         _check(tmp_path, english)
 
 

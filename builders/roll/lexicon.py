@@ -1,4 +1,4 @@
-"""Loading and checking the Roll-verb lexicon (schema: LEXICON.md beside this file)."""
+"""Loading and checking the Roll-verb lexicon (schema and facts: LEXICON.md beside this file)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,18 @@ from typing import NamedTuple
 
 from builders import morphology
 from builders.lexicon import Checker, LexiconError, load_yaml
-from builders.sprayload import verbs
-from builders.sprayload.lexicon import MAX_CONTENT_WORDS, NP, disjoint_roles
+from builders.roll import forms
 
 HERE = Path(__file__).parent
-MIN_POOL = 5          # five agents, themes and locations per scene
-MIN_SCENE_VERBS = 2   # type II pairs two verbs of one scene
+MIN_POOL = 5            # five agents, themes and locations per scene
+MIN_SCENE_VERBS = 2     # type II pairs two verbs of one scene
+MAX_CONTENT_WORDS = 2   # keeps the sentences of a paradigm lexically close
+JUDGEMENTS = {"natural": True, "anomalous": False}
+
+
+class NP(NamedTuple):
+    text: str
+    plural: bool = False
 
 
 class Location(NamedTuple):
@@ -23,15 +29,20 @@ class Location(NamedTuple):
 
 
 class Scene(NamedTuple):
+    """A setting whose words work with every verb of the scene, and the facts the rules read."""
+
     id: str
     verbs: tuple[str, ...]
     agents: tuple[NP, ...]
     themes: tuple[NP, ...]
     locations: tuple[Location, ...]
+    agents_move: frozenset[str]         # verbs with which "AGENT <verb> into LOC" is natural (RR)
+    agents_located: bool                # "AGENT was in LOC" is natural (SC-RR)
+    themes_move_agents: frozenset[str]  # verbs with which "THEME <verb> AGENT" is natural (SC-RS)
 
 
 class Lexicon(NamedTuple):
-    verbs: dict[str, verbs.Verb]
+    verbs: dict[str, forms.Verb]
     scenes: tuple[Scene, ...]
 
 
@@ -50,16 +61,16 @@ def check(lex, path: Path) -> Lexicon:
     if language != path.stem:
         c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
     function_words = morphology.function_words(language)
-    forms = {}
+    verbs = {}
     for i, entry in enumerate(c.field(lex, "verbs", list, "verbs")):
         lemma = c.field(entry, "lemma", str, f"verbs[{i}]")
-        if lemma in forms:
+        if lemma in verbs:
             c.fail(entry, f"verb {lemma!r}", "listed twice")
-        verb = verbs.Verb(lemma, c.field(entry, "past", str, f"verb {lemma!r}"),
+        verb = forms.Verb(lemma, c.field(entry, "past", str, f"verb {lemma!r}"),
                           c.field(entry, "participle", str, f"verb {lemma!r}"))
-        if verbs.form_error(verb):
-            c.fail(entry, f"verb {lemma!r}", verbs.form_error(verb))
-        forms[lemma] = verb
+        if forms.form_error(verb):
+            c.fail(entry, f"verb {lemma!r}", forms.form_error(verb))
+        verbs[lemma] = verb
     scenes, seen = [], set()
     for i, entry in enumerate(c.field(lex, "scenes", list, "scenes")):
         sid = c.field(entry, "id", str, f"scenes[{i}]")
@@ -69,25 +80,50 @@ def check(lex, path: Path) -> Lexicon:
         seen.add(sid)
         scene_verbs = c.strings(entry, "verbs", name, MIN_SCENE_VERBS)
         for lemma in scene_verbs:
-            if lemma not in forms:
+            if lemma not in verbs:
                 c.fail(entry, name, f"verb {lemma!r} is not listed under 'verbs'")
         agents = _pool(c, entry, "agents", name, language)
         themes = _pool(c, entry, "themes", name, language)
-        locations = []
-        for item in c.field(entry, "locations", list, name):
-            loc = Location(c.field(item, "np", str, f"{name}.locations"), *(
-                _prep(c, item, key, f"{name}.locations", function_words) for key in ("at", "to")))
-            locations.append(loc)
+        locations = tuple(Location(c.field(item, "np", str, f"{name}.locations"),
+                                   *(_prep(c, item, key, f"{name}.locations", function_words) for key in ("at", "to")))
+                          for item in c.field(entry, "locations", list, name))
         for role, pool in (("agents", agents), ("themes", themes), ("locations", locations)):
             if len(pool) < MIN_POOL:
                 c.fail(entry, name, f"{role!r} needs at least {MIN_POOL} noun phrases, has {len(pool)}")
         disjoint_roles(c, entry, name, {"agents": [a.text for a in agents], "themes": [t.text for t in themes],
                                          "locations": [loc.text for loc in locations]}, language)
-        scenes.append(Scene(sid, tuple(scene_verbs), agents, themes, tuple(locations)))
-    unused = sorted(set(forms) - {v for s in scenes for v in s.verbs})
+        located = c.one_of(entry, "agents_located", JUDGEMENTS, name)
+        scenes.append(Scene(sid, tuple(scene_verbs), agents, themes, locations,
+                            _verb_fact(c, entry, "agents_move", name, scene_verbs), JUDGEMENTS[located],
+                            _verb_fact(c, entry, "themes_move_agents", name, scene_verbs)))
+    unused = sorted(set(verbs) - {v for s in scenes for v in s.verbs})
     if unused:
         c.fail(lex, "scenes", f"verbs in no scene: {', '.join(unused)}")
-    return Lexicon(forms, tuple(scenes))
+    return Lexicon(verbs, tuple(scenes))
+
+
+def _verb_fact(c: Checker, entry, key: str, name: str, scene_verbs: list[str]) -> frozenset[str]:
+    """A fact that lists the scene verbs it holds for (``[]``: none)."""
+    values = c.field(entry, key, list, name)
+    for value in values:
+        if value not in scene_verbs:
+            c.fail(entry, name, f"{key}: {value!r} is not a verb of this scene ({', '.join(scene_verbs)})")
+    return frozenset(values)
+
+
+def disjoint_roles(c: Checker, entry, name: str, pools: dict[str, list[str]], language: str) -> None:
+    """The noun phrases of different roles share no content word (*the boatman* / *the boat*):
+    roles must stay tellable apart."""
+    owner: dict[str, str] = {}
+    for role, texts in pools.items():
+        role_stems: dict[str, str] = {}
+        for text in texts:
+            for stem in morphology.content_stems(text, language):
+                role_stems.setdefault(stem, text)
+        for stem, text in role_stems.items():
+            if stem in owner:
+                c.fail(entry, name, f"{text!r} ({role}) shares the word stem {stem!r} with {owner[stem]}")
+        owner.update({stem: f"{text!r} ({role})" for stem, text in role_stems.items()})
 
 
 def _pool(c: Checker, entry, key: str, name: str, language: str) -> tuple[NP, ...]:

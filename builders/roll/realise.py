@@ -7,7 +7,7 @@ from typing import Callable, NamedTuple
 from builders.base import Sentence
 from builders.roll.lexicon import Lexicon
 from builders.roll.rules import Step
-from builders.sprayload import verbs
+from builders.roll import forms
 
 DIAGNOSTIC = "did something"   # the agentivity diagnostic: "The boy did something to the ball"
 
@@ -20,7 +20,7 @@ class Words(NamedTuple):
     verbs: tuple[str, ...]       # (verb of paradigm 1, verb of paradigm 2)
     theme: int
     agents: tuple[int, ...]      # (paradigm 1, paradigm 2)
-    locations: tuple[int, ...]   # (paradigm 1, paradigm 2, other locations …)
+    locations: tuple[int, ...]   # (paradigm 1, paradigm 2, the balanced set's other locations …)
 
 
 class Realiser:
@@ -45,7 +45,7 @@ class Realiser:
             if slot == "rollV":
                 makers.append(lambda w: past[w.verbs[paradigm]])
             elif slot == "was":
-                makers.append(lambda w: verbs.copula_past(subject_np(w).plural))
+                makers.append(lambda w: forms.copula_past(subject_np(w).plural))
             elif slot == "did":
                 makers.append(lambda w: DIAGNOSTIC)
             elif slot == "NP-Theme":

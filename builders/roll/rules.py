@@ -1,16 +1,22 @@
-"""Roll template rules: the two-paradigm sequence and the named changes that make each candidate.
+"""Roll rules: the two-paradigm sequence and the named changes that make each candidate, with judges.
 
-A sentence is a ``Step`` of phrase slots (``NP-Agent2``, ``rollV``, ``PP-Loc1`` …). The answer is
-the eighth step; every other candidate is the answer changed along the dimensions of the paper's
-labels (structure, role, paradigm), declared in template.yaml rather than typed in as sentences.
+A sentence is a ``Step`` of phrase slots (``NP-Agent2``, ``rollV``, ``PP-Loc1`` …); the index names
+the paradigm whose words fill the slot (the theme is shared, so it has none; locations 3, 4 … are
+the balanced set's locations the context does not use). The roll verb is the verb of the step's
+paradigm. The answer is the eighth step; a wrong candidate is the answer with named rules changed
+(Fig. 10's labels are combinations: SC = structure change, RR = role error, RS = role swap, P =
+paradigm). Judges read the scene's facts (``matrix.facts``; LEXICON.md).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
-STRUCTURES = ("motion", "copula", "transitive")
-ROLES = ("theme", "agent", "swap")
+from builders.roll.lexicon import Scene
+from builders.rules import RuleBook
+
+RULES = RuleBook("roll")
 
 
 class Step(NamedTuple):
@@ -20,45 +26,75 @@ class Step(NamedTuple):
         return " ".join(self.slots)
 
     def paradigm(self) -> int:
-        """Which paradigm's verb the sentence uses: the first one if any slot is indexed 1."""
+        """The paradigm whose verb the sentence uses: the first one if any slot is indexed 1."""
         return 1 if any(slot.endswith("1") for slot in self.slots) else 2
 
 
-def change(structure: str, role: str, paradigm: int, location: int | None = None) -> Step:
-    """The answer's sentence with the given structure, role mapping and paradigm's words.
+@dataclass(frozen=True)
+class Facts:
+    """The scene of a matrix, the verb of each paradigm, and how many unused locations it holds."""
 
-    structure: motion (THEME verb into LOC), copula (THEME was in LOC) or transitive;
-    role: theme (as in the answer), agent (the agent takes the theme's place, RR) or swap
-    (transitive with theme and agent exchanged, RS); ``location`` overrides the location index.
-    """
-    loc = f"PP-Loc{location or paradigm}"
-    agent = f"NP-Agent{paradigm}"
-    if structure == "transitive":
-        subject, obj = ("NP-Theme", agent) if role == "swap" else (agent, "NP-Theme")
-        return Step((subject, "rollV", obj))
-    subject = agent if role == "agent" else "NP-Theme"
-    return Step((subject, "was" if structure == "copula" else "rollV", loc))
+    scene: Scene
+    verbs: tuple[str, str]
+    other_locations: int
+
+    def verb(self, step: Step) -> str:
+        return self.verbs[step.paradigm() - 1]
 
 
-def paper_answers(candidates: list[dict]) -> list[tuple[Step, str, str]]:
-    """The published answer set: (step, label, error class), the gold first."""
-    out = []
-    for cand in candidates:
-        if cand["class"] == "CORRECT":
-            out.append((change("motion", "theme", 2), cand["label"], cand["class"]))
-        else:
-            out.append((change(cand["structure"], cand["role"], cand["paradigm"]), cand["label"], cand["class"]))
-    return out
+@RULES.rule("paradigm", label="P", error_class="SEQUENCE")
+def first_paradigm(step: Step, matrix) -> Step:
+    """The words (and verb) of the first paradigm instead of the second."""
+    return Step(tuple(slot[:-1] + "1" if slot[-1] == "2" else slot for slot in step.slots))
 
 
-def balanced_answers(candidates: list[dict], balanced: dict) -> list[tuple[Step, str, str]]:
-    """The answer at its own location and at ``other_locations`` locations the context does not
-    use (indices 3, 4 …), plus the paper's GRAMMAR candidates named in ``balanced['grammar']``."""
-    out = [(change("motion", "theme", 2), "Correct", "CORRECT")]
-    for k in range(balanced["other_locations"]):
-        out.append((change("motion", "theme", 2, location=3 + k), balanced["location_label"], "SEQUENCE"))
-    by_label = {c["label"]: c for c in candidates}
-    for label in balanced["grammar"]:
-        cand = by_label[label]
-        out.append((change(cand["structure"], cand["role"], cand["paradigm"]), label, cand["class"]))
-    return out
+@RULES.rule("copula", label="SC", error_class="SEQUENCE")
+def copula(step: Step, matrix) -> Step:
+    """Structure change: the static sentence (*was in the pool*) instead of the motion one."""
+    return Step(tuple("was" if slot == "rollV" else slot for slot in step.slots))
+
+
+@RULES.rule("agent_subject", label="RR", error_class="SEQUENCE")
+def agent_subject(step: Step, matrix) -> Step:
+    """Role error: the paradigm's agent in the theme's place (*The girl rolled into the pool*)."""
+    return Step((f"NP-Agent{step.paradigm()}", *step.slots[1:]))
+
+
+@RULES.judge("agent_subject")
+def agent_subject_class(step: Step, matrix) -> str:
+    """Natural (SEQUENCE) where the scene says its agents can be where the theme was (*The girl
+    was in the pool*) or move with this verb (*The girl rolled into the pool*), else GRAMMAR
+    (*The mechanic revolved on the axle*)."""
+    facts = matrix.facts
+    natural = facts.scene.agents_located if "was" in step.slots else facts.verb(step) in facts.scene.agents_move
+    return "SEQUENCE" if natural else "GRAMMAR"
+
+
+def swap_label(step: Step) -> str:
+    return "PSC-RS" if step.paradigm() == 1 else "SC-RS"
+
+
+@RULES.rule("role_swap", label=swap_label, error_class="GRAMMAR")
+def role_swap(step: Step, matrix, paradigms: list[int] | None = None, grammar_only: bool = False):
+    """Structure change with a role swap: the transitive with the theme acting on the agent (*The
+    ball rolled the girl*), for the step's paradigm or each of ``paradigms``; ``grammar_only``
+    keeps only the swaps that are GRAMMAR for this scene and verb (balanced twins)."""
+    swaps = [Step(("NP-Theme", "rollV", f"NP-Agent{p}")) for p in (paradigms or [step.paradigm()])]
+    if grammar_only:
+        return [s for s in swaps if role_swap_class(s, matrix) == "GRAMMAR"]
+    return swaps if paradigms else swaps[0]
+
+
+@RULES.judge("role_swap")
+def role_swap_class(step: Step, matrix, **params) -> str:
+    """GRAMMAR unless the scene says its themes can move its agents with this verb."""
+    facts = matrix.facts
+    return "SEQUENCE" if facts.verb(step) in facts.scene.themes_move_agents else "GRAMMAR"
+
+
+@RULES.rule("location", label="LOC", error_class="SEQUENCE")
+def other_locations(step: Step, matrix) -> list[Step]:
+    """The answer at locations of the scene that the context does not use (*The ball rolled into
+    the hole*): well-formed, but the second paradigm's theme was at its own location."""
+    return [Step(tuple(f"PP-Loc{3 + k}" if slot.startswith("PP-Loc") else slot for slot in step.slots))
+            for k in range(matrix.facts.other_locations)]
