@@ -1,26 +1,27 @@
-"""Spray/load BLMs: fixed-seed instances of both templates, answer sets, verb morphology, lexicon errors."""
+"""Spray/load BLMs: fixed-seed instances of both templates, the per-verb facts behind each candidate's
+class (one test per defect fixed), the balanced set, verb morphology and lexicon errors.
+Size, validity, shuffling and twins of every config: tests/test_configs.py."""
 
-import random
 import re
 
 import pytest
 
 from blm_datasets.audit import audit_rows
-from blm_datasets.validate import validate_rows
 from builders import registry
 from builders.base import ImpossibleSize
 from builders.generate import Options, generate
 from builders.lexicon import LexiconError
-from lexicon_files import check_written, shipped_english
 from builders.sprayload import lexicon, verbs
-
-CONFIGS = [n for n in registry.config_names() if n.startswith("sprayload_")]
+from builders.sprayload.realise import Material
+from lexicon_files import check_written, shipped_english
 
 # 004 Fig. 3 (ALT-ATL) and Fig. 4 (ATL-ALT): the context patterns and the correct answer.
 PASSIVES = ["NP-Theme VerbPass PP-Agent", "NP-Theme VerbPass PP-Loc PP-Agent", "NP-Theme VerbPass PP-Loc",
             "NP-Loc VerbPass PP-Agent", "NP-Loc VerbPass PP-Theme PP-Agent", "NP-Loc VerbPass PP-Theme"]
 ALT, ATL = "NP-Agent Verb NP-Loc PP-Theme", "NP-Agent Verb NP-Theme PP-Loc"
 FIGURES = {"altatl": ([ALT, *PASSIVES], ATL), "atlalt": ([ATL, *PASSIVES], ALT)}
+GEN = registry.generator("sprayload", "en")
+INDEX = {e.lemma: i for i, e in enumerate(lexicon.load("en"))}
 
 
 def gen(name, size=40, **kw):
@@ -31,128 +32,124 @@ def without_frame(pattern):
     return re.sub(r"(Verb(?:Pass)?)-\w+", r"\1", pattern)
 
 
-def test_configs_come_from_the_registry():
-    assert len(CONFIGS) == 2 * 3 * 2
-    assert "sprayload_en_altatl_typeI" in CONFIGS and "sprayload_en_atlalt_typeIII_balanced" in CONFIGS
+def answers(variant, lemma, agent=0, theme=0, loc=0, frame=0, balanced=False):
+    """{label: (sentence, class)} of the type I instance with these words (past tense by default)."""
+    spec = registry.get_spec(f"sprayload_en_{variant}_typeI" + ("_balanced" if balanced else ""))
+    instance = GEN.realise(spec, ("I", frame, Material(INDEX[lemma], agent, theme, loc)))
+    return {c.label: (c.sentence.text, c.error_class) for c in instance.candidates}
 
 
 def test_altatl_type_i_fixed_seed_instance():
     rec = gen("sprayload_en_altatl_typeI")["test"].records[0]
-    assert rec["template"] == "ALT-ATL" and rec["lemma"] == "sew"
+    assert rec["template"] == "ALT-ATL" and rec["lemma"] == "seed"
     assert rec["context"] == [
-        "The seamstress sewed the jacket with the badges.",
-        "The badges were sewn by the seamstress.",
-        "The badges were sewn onto the jacket by the seamstress.",
-        "The badges were sewn onto the jacket.",
-        "The jacket was sewn by the seamstress.",
-        "The jacket was sewn with the badges by the seamstress.",
-        "The jacket was sewn with the badges.",
+        "The grower seeded the pasture with the vetch.",
+        "The vetch was seeded by the grower.",
+        "The vetch was seeded across the pasture by the grower.",
+        "The vetch was seeded across the pasture.",
+        "The pasture was seeded by the grower.",
+        "The pasture was seeded with the vetch by the grower.",
+        "The pasture was seeded with the vetch.",
     ]
     patterns, answer = FIGURES["altatl"]
     assert [without_frame(p) for p in rec["context_patterns"]] == patterns
     assert without_frame(rec["answer_patterns"][rec["label"]]) == answer
-    assert dict(zip(rec["answer_labels"], rec["answers"])) == {
-        "Correct": "The seamstress sewed the badges onto the jacket.",
-        "AGENTACT": "The seamstress was sewn the badges onto the jacket.",
-        "ALT-NP": "The seamstress sewed the badges the jacket.",
-        "ALT-PP": "The seamstress sewed with the badges onto the jacket.",
-        "NOEMB": "The seamstress sewed the badges for the jacket.",
-        "LEXPREP": "The seamstress sewed the badges under the jacket.",
-        "SSM-1": "The badges sewed the seamstress onto the jacket.",
-        "SSM-2": "The jacket sewed the seamstress with the badges.",
-        "AASSM": "The badges sewed the jacket with the seamstress.",
+    assert dict(zip(rec["answer_labels"], zip(rec["answers"], rec["answer_error_classes"]))) == {
+        "Correct": ("The grower seeded the vetch across the pasture.", "CORRECT"),
+        "AGENTACT": ("The grower was seeded the vetch across the pasture.", "GRAMMAR"),
+        "ALT-NP": ("The grower seeded the vetch the pasture.", "GRAMMAR"),
+        "ALT-PP": ("The grower seeded with the vetch across the pasture.", "GRAMMAR"),
+        "NOEMB": ("The grower seeded the vetch for the pasture.", "SEQUENCE"),
+        "LEXPREP": ("The grower seeded the vetch beside the pasture.", "SEQUENCE"),
+        "SSM-1": ("The vetch seeded the grower across the pasture.", "GRAMMAR"),
+        "SSM-2": ("The pasture seeded the grower with the vetch.", "GRAMMAR"),
+        "AASSM": ("The vetch seeded the pasture with the grower.", "GRAMMAR"),
     }
 
 
 def test_atlalt_type_i_fixed_seed_instance():
     rec = gen("sprayload_en_atlalt_typeI")["test"].records[0]
-    assert rec["template"] == "ATL-ALT"
-    assert rec["context"] == [
-        "The tailor will sew the badges onto the coat.",
-        "The badges will be sewn by the tailor.",
-        "The badges will be sewn onto the coat by the tailor.",
-        "The badges will be sewn onto the coat.",
-        "The coat will be sewn by the tailor.",
-        "The coat will be sewn with the badges by the tailor.",
-        "The coat will be sewn with the badges.",
-    ]
+    assert rec["template"] == "ATL-ALT" and rec["context"][:2] == [
+        "The rancher will seed the vetch across the meadow.", "The vetch will be seeded by the rancher."]
     patterns, answer = FIGURES["atlalt"]
     assert [without_frame(p) for p in rec["context_patterns"]] == patterns
-    assert rec["answers"][rec["label"]] == "The tailor will sew the coat with the badges."
     assert without_frame(rec["answer_patterns"][rec["label"]]) == answer
-    answers = dict(zip(rec["answer_labels"], rec["answers"]))
-    assert answers["SSM-1"] == "The coat will sew the tailor with the badges."     # Fig. 4: NP-Loc Verb NP-Agent PP-Theme
-    assert answers["SSM-2"] == "The badges will sew the tailor onto the coat."     # NP-Theme Verb NP-Agent PP-Loc
-    assert answers["AASSM"] == "The coat will sew the badges onto the tailor."     # NP-Loc Verb NP-Theme PP-Agent
-    assert answers["AGENTACT"] == "The tailor will be sewn the coat with the badges."
+    answers_ = dict(zip(rec["answer_labels"], rec["answers"]))
+    assert answers_["Correct"] == "The rancher will seed the meadow with the vetch."
+    assert answers_["SSM-1"] == "The meadow will seed the rancher with the vetch."     # Fig. 4: NP-Loc Verb NP-Agent PP-Theme
+    assert answers_["SSM-2"] == "The vetch will seed the rancher across the meadow."   # NP-Theme Verb NP-Agent PP-Loc
+    assert answers_["AASSM"] == "The meadow will seed the vetch across the rancher."   # NP-Loc Verb NP-Theme PP-Agent
+    assert answers_["AGENTACT"] == "The rancher will be seeded the meadow with the vetch."
 
 
-def test_paper_answer_set_labels_and_classes():
-    rec = gen("sprayload_en_atlalt_typeII")["train"].records[0]
-    assert dict(zip(rec["answer_labels"], rec["answer_error_classes"])) == {
-        "Correct": "CORRECT", "AGENTACT": "GRAMMAR", "ALT-NP": "GRAMMAR", "ALT-PP": "GRAMMAR",
-        "NOEMB": "SEQUENCE", "LEXPREP": "SEQUENCE", "SSM-1": "GRAMMAR", "SSM-2": "GRAMMAR", "AASSM": "GRAMMAR"}
+# --- the per-verb facts: each test pins a candidate whose class used to be false ------------------
+
+def test_a_verb_without_the_with_variant_never_appears():
+    """spurt (Levin §9.5) has no with-variant: it used to give gold answers such as "The prankster
+    spurted the children with the seltzer." (ATL-ALT) and with-passives in every context."""
+    spurt = lexicon.load("en")[INDEX["spurt"]]
+    assert spurt.variants == {"locative"}
+    for variant in ("altatl", "atlalt"):
+        assert "spurt" not in GEN.lemmas(registry.get_spec(f"sprayload_en_{variant}_typeI"))
+    for name in ("sprayload_en_atlalt_typeI", "sprayload_en_altatl_typeIII"):
+        texts = [s for split in gen(name, 400).values() for r in split.records for s in r["context"] + r["answers"]]
+        assert not [s for s in texts if "spurt" in s]
 
 
-def test_lexprep_is_the_verbs_wrong_preposition_and_noemb_an_embedded_pp():
-    spec = registry.get_spec("sprayload_en_altatl_typeI")
-    g = registry.generator("sprayload", "en")
-    entries = {e.lemma: e for e in lexicon.load("en")}
-    for plan in g.plan(spec, g.lemmas(spec), 30, random.Random(0)):
-        inst = g.realise(spec, plan)
-        entry = entries[inst.lemma]
-        by_label = {c.label: c.sentence for c in inst.candidates}
-        gold, lexprep = by_label["Correct"].chunks, by_label["LEXPREP"].chunks
-        assert lexprep[:3] == gold[:3] and lexprep[3].split()[0] == entry.wrong_prep
-        assert gold[3].split()[0] != entry.wrong_prep
-        noemb = by_label["NOEMB"].chunks
-        assert len(noemb) == 3 and noemb[2] == f"{gold[2]} for {gold[3].split(' ', 1)[1]}"
+def test_role_swaps_are_sequence_only_where_both_nouns_can_take_their_new_roles():
+    shower = answers("altatl", "shower", loc=1)    # the guests showered the confetti on the bride
+    assert shower["SSM-2"] == ("The bride showered the guests with the confetti.", "SEQUENCE")   # was GRAMMAR
+    assert shower["SSM-1"] == ("The confetti showered the guests on the bride.", "GRAMMAR")
+    assert answers("atlalt", "shower", loc=1)["AASSM"] == ("The bride showered the confetti on the guests.",
+                                                           "SEQUENCE")
+    assert answers("altatl", "spray")["SSM-2"] == ("The roses sprayed the gardener with the water.", "GRAMMAR")
 
 
-@pytest.mark.parametrize("name", CONFIGS)
-def test_every_config_is_valid(name):
-    spec = registry.get_spec(name)
-    out = generate(spec, Options(size=120), progress=False)
-    for split in out.values():
-        assert not split.rejected
-        report = validate_rows(split.records, spec)
-        assert report["rows"] == len(split.records) > 0
-        assert not any(report["failures"].values()), report
+def test_alt_pp_is_sequence_where_the_agent_moves_itself_location_first():
+    assert answers("atlalt", "load")["ALT-PP"] == ("The movers loaded into the truck with the boxes.", "SEQUENCE")
+    assert answers("altatl", "load")["ALT-PP"] == ("The movers loaded with the boxes into the truck.", "GRAMMAR")
+    assert answers("atlalt", "spray")["ALT-PP"] == ("The gardener sprayed onto the roses with the water.", "GRAMMAR")
 
 
-@pytest.mark.parametrize("name", ["sprayload_en_altatl_typeI_balanced", "sprayload_en_atlalt_typeIII_balanced"])
-def test_balanced_configs_leave_no_answer_only_shortcut(name):
-    out = gen(name, 800)
+def test_noemb_class_follows_the_verbs_noemb_fact():
+    assert answers("atlalt", "shower", loc=1)["NOEMB"] == ("The guests showered the bride for the confetti.",
+                                                           "GRAMMAR")   # was SEQUENCE
+    assert answers("atlalt", "load")["NOEMB"] == ("The movers loaded the truck for the boxes.", "SEQUENCE")
+    assert answers("altatl", "splash")["NOEMB"] == ("The kids splashed the water for the deck.", "GRAMMAR")
+    assert answers("altatl", "spray")["NOEMB"] == ("The gardener sprayed the water for the roses.", "SEQUENCE")
+
+
+def test_lexprep_class_follows_the_verbs_lexprep_fact():
+    assert answers("atlalt", "hang")["LEXPREP"] == ("The curator hung the walls near the paintings.", "GRAMMAR")
+    assert answers("atlalt", "spray")["LEXPREP"] == ("The gardener sprayed the roses near the water.", "SEQUENCE")
+    assert answers("altatl", "hang")["LEXPREP"] == ("The curator hung the paintings near the walls.", "SEQUENCE")
+
+
+def test_balanced_twins_are_frames_crossed_with_candidates_that_are_grammar_for_the_verb():
+    """The GRAMMAR twins are chosen among the candidates that are GRAMMAR for this verb, so a
+    well-formed paper candidate (load's ALT-PP, shower's role swaps) never poses as one."""
+    for variant, lemma in (("atlalt", "load"), ("atlalt", "shower"), ("altatl", "shower")):
+        wellformed = {label for label, (_, cls) in answers(variant, lemma).items() if cls == "SEQUENCE"}
+        for frame in range(4):
+            spec = registry.get_spec(f"sprayload_en_{variant}_typeI_balanced")
+            got = GEN.realise(spec, ("I", frame, Material(INDEX[lemma], 0, 0, 1))).candidates
+            assert sorted(c.label for c in got if c.error_class != "GRAMMAR") == ["Correct", "FRAME", "FRAME"]
+            assert len({c.sentence.pattern.split()[1] for c in got if c.error_class != "GRAMMAR"}) == 3
+            twins = {c.label.removeprefix("FRAME+") for c in got if c.error_class == "GRAMMAR"}
+            assert len(twins) == 2 and not twins & wellformed, (variant, lemma, twins)
+
+
+def test_balanced_config_leaves_no_answer_only_shortcut():
+    out = gen("sprayload_en_atlalt_typeIII_balanced", 800)
     res = audit_rows(out["train"].records, out["test"].records, "en")
     assert res["chance_wellformed"] == pytest.approx(1 / 3)
     for baseline, r in res["baselines"].items():
         assert not r["above_chance"], (baseline, r)
 
 
-def test_balanced_twin_shares_contexts_and_crosses_frames_with_grammar_rules():
-    paper, balanced = gen("sprayload_en_atlalt_typeII"), gen("sprayload_en_atlalt_typeII_balanced")
-    assert [r["context"] for r in paper["test"].records] == [r["context"] for r in balanced["test"].records]
-    for rec in balanced["test"].records:
-        classes = rec["answer_error_classes"]
-        assert classes.count("CORRECT") == 1 and classes.count("SEQUENCE") == 2 and classes.count("GRAMMAR") == 6
-        frames = {p.split()[1] for p, c in zip(rec["answer_patterns"], classes) if c != "GRAMMAR"}
-        assert len(frames) == 3   # the gold's frame and two others
-        assert not {"NOEMB", "LEXPREP"} & set(rec["answer_labels"])
-
-
-def test_lemma_split_keeps_test_verbs_out_of_train():
+def test_lemma_split_has_eight_test_verbs_and_type_iii_needs_them():
     out = gen("sprayload_en_altatl_typeI", 400)
-    train, test = ({r["lemma"] for r in out[s].records} for s in ("train", "test"))
-    assert len(test) == 8 and not train & test
-
-
-def test_same_seed_same_rows():
-    assert gen("sprayload_en_altatl_typeII", 60)["train"].records == gen("sprayload_en_altatl_typeII", 60)["train"].records
-
-
-def test_impossible_sizes_are_clear_errors():
-    with pytest.raises(ImpossibleSize, match="combinatorics allow only"):
-        gen("sprayload_en_altatl_typeI", 100_000)
+    assert len({r["lemma"] for r in out["test"].records}) == 8
     with pytest.raises(ImpossibleSize, match="type III needs 8 verbs"):
         gen("sprayload_en_atlalt_typeIII", 100, test_size=0.1)
 
@@ -165,8 +162,6 @@ def test_verb_forms_follow_english_inflection():
     assert verbs.expected_forms("sow") == ("sowed", "sown") and verbs.expected_forms("strew") == ("strewed", "strewn")
     assert verbs.form_error(verbs.Verb("sow", "sowed", "sowed")) is not None
     assert verbs.form_error(verbs.Verb("hang", "hanged", "hanged")) is not None
-    for entry in lexicon.load("en"):
-        assert verbs.form_error(entry.forms) is None
 
 
 def test_frames_agree_with_the_subject():
@@ -174,14 +169,6 @@ def test_frames_agree_with_the_subject():
     assert [verbs.passive(sew, f, True) for f in verbs.FRAMES] == [
         "were sewn", "have been sewn", "can be sewn", "will be sewn"]
     assert [verbs.active(sew, f, False) for f in verbs.FRAMES] == ["sewed", "has sewn", "can sew", "will sew"]
-
-
-def test_irregular_participles_reach_the_sentences():
-    out = gen("sprayload_en_atlalt_typeII", 600)
-    texts = " ".join(s for split in out.values() for r in split.records for s in r["context"])
-    for form in ("sewn", "sown", "strewn", "hung", "strung", "stuck"):
-        assert f" {form} " in texts or f" {form}." in texts, form
-    assert not re.search(r"\b(hanged|sticked|stringed|spreaded|been strewed|been sowed|been sewed)\b", texts)
 
 
 # --- lexicon errors -------------------------------------------------------------------------------
@@ -195,26 +182,39 @@ def _check(tmp_path, data_or_text):
     return check_written(lexicon, tmp_path, data_or_text)
 
 
-def test_shipped_lexicon_has_the_papers_30_verbs_with_five_of_each_role():
+def _verb(english, lemma):
+    return next(v for v in english["verbs"] if v["verb"]["lemma"] == lemma)
+
+
+def test_shipped_lexicon_has_the_papers_verbs_and_pack_for_spurt():
     entries = lexicon.load("en")
-    assert len(entries) == 30
+    alternating = {e.lemma for e in entries if e.variants == {"locative", "with"}}
+    assert len(alternating) == 30 and "pack" in alternating and "spurt" not in alternating
     assert all(len(e.agents) == len(e.themes) == len(e.locations) == 5 for e in entries)
 
 
 def test_regularised_participle_is_rejected_with_file_and_line(tmp_path, english):
-    sow = next(v for v in english["verbs"] if v["verb"]["lemma"] == "sow")
-    sow["verb"]["participle"] = "sowed"
+    _verb(english, "sow")["verb"]["participle"] = "sowed"
     with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'sow': .*should be 'sowed'/'sown'"):
         _check(tmp_path, english)
 
 
-def test_missing_field_and_too_few_noun_phrases(tmp_path, english):
-    del english["verbs"][2]["themes"]
-    with pytest.raises(LexiconError, match="missing field 'themes'"):
+def test_fact_errors_name_file_line_and_verb(tmp_path, english):
+    _verb(english, "spray")["variants"] = ["locative", "onto"]
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray': variants: 'onto' is not one of locative, with"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
-    english["verbs"][0]["agents"] = english["verbs"][0]["agents"][:3]
-    with pytest.raises(LexiconError, match="'agents' needs at least 5"):
+    _verb(english, "spray")["lexprep"]["location_object"] = "odd"
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray'\.lexprep: 'location_object' is 'odd'; "
+                                           "expected one of natural, anomalous"):
+        _check(tmp_path, english)
+    english = shipped_english(lexicon)
+    del _verb(english, "spray")["noemb"]
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray': missing field 'noemb'"):
+        _check(tmp_path, english)
+    english = shipped_english(lexicon)
+    _verb(english, "shower")["can_also_be"] = {"agent": ["agent"]}
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'shower'\.can_also_be: agent: must list other roles"):
         _check(tmp_path, english)
 
 
@@ -222,13 +222,12 @@ def test_prepositions_are_checked(tmp_path, english):
     text = (lexicon.HERE / "lexicons" / "en.yaml").read_text().replace('loc_prep: "on"', "loc_prep: on", 1)
     with pytest.raises(LexiconError, match="quote it"):
         _check(tmp_path, text)
-    english["verbs"][0]["wrong_prep"] = english["verbs"][0]["loc_prep"]
-    with pytest.raises(LexiconError, match="wrong_prep .* must differ"):
+    english["verbs"][0]["lexprep"]["prep"] = english["verbs"][0]["loc_prep"]
+    with pytest.raises(LexiconError, match=r"lexprep: prep .* must differ"):
         _check(tmp_path, english)
 
 
 def test_roles_sharing_a_word_are_rejected(tmp_path, english):
-    sow = next(v for v in english["verbs"] if v["verb"]["lemma"] == "sow")
-    sow["agents"][2] = "the gardener"
+    _verb(english, "sow")["agents"][2] = "the gardener"
     with pytest.raises(LexiconError, match="'the garden' \\(locations\\) shares the word stem 'gard'"):
         _check(tmp_path, english)

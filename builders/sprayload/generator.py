@@ -1,251 +1,221 @@
-"""The spray/load generator: plans (verb, frame, arguments per sentence) and realises them."""
+"""The spray/load generator: plans (verb, frame, arguments per sentence) for the framework to realise."""
 
 from __future__ import annotations
 
 import functools
 import itertools
 import random
-import zlib
-from collections.abc import Sequence
-from typing import Hashable
+from collections.abc import Hashable, Iterator, Sequence
+from typing import Literal
+
+from pydantic import Field, field_validator
 
 from builders import morphology
-from builders.base import (Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, disjoint_lemmas,
-                           draw_distinct, sample_distinct)
-from builders.lexicon import Checker
-from builders.sprayload import lexicon, rules
+from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
+from builders.generator import Generator
+from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint, stable_hash
+from builders.sprayload import lexicon, rules, verbs
 from builders.sprayload.realise import Material, Realiser
+from builders.template import Strict, Template
 
 ROLE_FIELDS = {"Agent": "agents", "Theme": "themes", "Loc": "locations"}
+MATERIAL_FIELDS = {"Agent": "agent", "Theme": "theme", "Loc": "loc"}
 ALL_ROLES = ("Agent", "Theme", "Loc")
+SLOT_ROLES = frozenset(f"{kind}-{r}" for kind in ("NP", "PP") for r in ALL_ROLES)
 TYPE_III_SENTENCES = 8   # seven context sentences and the answer set, each from its own verb
 
 
-def plan_hash(plan: Hashable) -> int:
-    """A stable (process-independent) hash of a plan, for choices both twins must share."""
-    return zlib.crc32(repr(plan).encode())
+class SprayLoadSequence(Strict):
+    """One template: its name in the records and its 8 sentences (the last is the answer)."""
+
+    name: str
+    sequence: tuple[tuple[str, ...], ...]
+
+    @field_validator("sequence")
+    @classmethod
+    def _known_slots(cls, sequence: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+        for sentence in sequence:
+            for slot in sentence:
+                if slot not in SLOT_ROLES and slot not in rules.VERB_SLOTS:
+                    raise ValueError(f"unknown slot {slot!r}; slots are NP-/PP-Agent|Theme|Loc, Verb, VerbPass")
+        return sequence
+
+
+class BalancedSet(Strict):
+    """How many other frames (FRAME candidates) and paper GRAMMAR candidates a balanced set crosses."""
+
+    other_frames: int = Field(ge=1)
+    grammar_candidates: int = Field(ge=1)
+
+
+class SprayLoadTemplate(Template):
+    frames: tuple[Literal[verbs.FRAMES], ...] = Field(min_length=2)
+    templates: dict[Literal["altatl", "atlalt"], SprayLoadSequence]
+    balanced_set: BalancedSet
 
 
 class SprayLoadGenerator(Generator):
     phenomenon = "sprayload"
-    description = "Spray/load alternation: from one alternant and its passives to the other (BLM-s/lE)."
-    context_size = 7
+    rules = rules.RULES
+    template_model = SprayLoadTemplate
     variants = ("altatl", "atlalt")
 
     def __init__(self, language: str):
         super().__init__(language)
-        self.template = self.read_template(_check_template)
         self.entries = lexicon.load(language)
         self.index = {e.lemma: i for i, e in enumerate(self.entries)}
-        self.frames = tuple(self.template["frames"])
-        self.sequences = {v: [tuple(s) for s in t["sequence"]] for v, t in self.template["templates"].items()}
-        self.names = {v: t["name"] for v, t in self.template["templates"].items()}
-        self.variant_of = {name: v for v, name in self.names.items()}
+        self.frames = self.template.frames
+        self.names = {v: t.name for v, t in self.template.templates.items()}
         self.realiser = Realiser(self.entries)
-        self.grammar_rules = [c for c in self.template["candidates"] if c["class"] == "GRAMMAR"]
-        self._stem_bits: dict[str, int] = {}
-        self._plan_memo: dict[tuple, list] = {}   # a config and its _balanced twin share plans
+        self.masks = StemMasks()
 
     # --- split ---------------------------------------------------------------------------------
-    def default_size(self, spec: ConfigSpec) -> int:
-        return self.template["sizes"][spec.lexical_type]
+    @functools.cache
+    def needs(self, variant: str) -> frozenset[str]:
+        """The alternants a template's sentences and answer use (both, for ALT-ATL and ATL-ALT)."""
+        return frozenset(filter(None, (rules.variant(s) for s in self.template.templates[variant].sequence)))
 
     def lemmas(self, spec: ConfigSpec) -> list[str]:
-        return [e.lemma for e in self.entries]
+        """Verbs that have every alternant the template shows (*spurt* has no with-variant)."""
+        return [e.lemma for e in self.entries if self.needs(spec.variant) <= e.variants]
 
     def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test verbs whose forms share no stem (spritz/sprinkle), so type III test instances exist."""
         return disjoint_lemmas(lemmas, n_test, rng, self.verb_stems)
 
     # --- words ---------------------------------------------------------------------------------
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def verb_stems(self, lemma: str) -> frozenset[str]:
-        forms = self.entries[self.index[lemma]].forms
-        return morphology.content_stems(" ".join(forms), self.language)
+        return morphology.content_stems(" ".join(self.entries[self.index[lemma]].forms), self.language)
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def np_stems(self, verb: int, which: str, i: int) -> frozenset[str]:
-        np = getattr(self.entries[verb], ROLE_FIELDS[which])[i]
-        return morphology.content_stems(np.text, self.language)
+        return morphology.content_stems(getattr(self.entries[verb], ROLE_FIELDS[which])[i].text, self.language)
 
     def pool_size(self, verb: int, which: str) -> int:
         return len(getattr(self.entries[verb], ROLE_FIELDS[which]))
 
-    def _sentence_roles(self, variant: str) -> list[tuple[str, ...]]:
-        """Roles each of the 8 sentences realises (the answer set uses all three)."""
-        steps = [rules.Step(slots, self.frames[0]) for slots in self.sequences[variant]]
-        return [tuple(r for r in ALL_ROLES if r in rules.roles(s)) for s in steps[:7]] + [ALL_ROLES]
+    @functools.cache
+    def _sentence_roles(self, variant: str) -> tuple[tuple[str, ...], ...]:
+        """Roles each of the 8 sentences shows (the answer set uses all three)."""
+        steps = self._steps(variant, self.frames[0])
+        shown = [tuple(r for r in ALL_ROLES if r in rules.roles(s)) for s in steps[:-1]]
+        return (*shown, ALL_ROLES)
 
     @staticmethod
     def _canonical(mat: Material, present: tuple[str, ...]) -> Material:
-        """Zero the arguments a sentence does not realise, so distinct plans give distinct instances."""
-        return Material(mat.verb, *(getattr(mat, f) if r in present else 0
-                                     for r, f in zip(ALL_ROLES, ("agent", "theme", "loc"))))
+        """Zero the arguments a sentence does not show, so distinct plans give distinct instances."""
+        return mat._replace(**{MATERIAL_FIELDS[r]: 0 for r in ALL_ROLES if r not in present})
 
     # --- planning ------------------------------------------------------------------------------
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
-        key = (spec.variant, spec.lexical_type, tuple(lemmas), n, rng.getstate())
-        if key not in self._plan_memo:
-            if len(self._plan_memo) >= 4:
-                self._plan_memo.pop(next(iter(self._plan_memo)))
-            self._plan_memo[key] = self._plan(spec, lemmas, n, rng)
-        return list(self._plan_memo[key])
-
-    def _plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
-        verbs = sorted(self.index[lemma] for lemma in lemmas)
+        verbs_ = sorted(self.index[lemma] for lemma in lemmas)
         if spec.lexical_type == "I":
-            return self._plan_type1(spec, verbs, n, rng)
-        if spec.lexical_type == "III" and len(verbs) < TYPE_III_SENTENCES:
+            space = ProductSpace.union(
+                (v, (self.pool_size(v, "Agent"), self.pool_size(v, "Theme"), self.pool_size(v, "Loc"), len(self.frames)))
+                for v in verbs_)
+            return [("I", frame, Material(v, agent, theme, loc))
+                    for v, (agent, theme, loc, frame) in space.sample(n, rng, spec.name)]
+        if spec.lexical_type == "III" and len(verbs_) < TYPE_III_SENTENCES:
             raise ImpossibleSize(f"{spec.name}: type III needs {TYPE_III_SENTENCES} verbs whose sentences share no "
-                                 f"word, this split has {len(verbs)} (raise --test-size)")
+                                 f"word, this split has {len(verbs_)} (raise --test-size)")
         present = self._sentence_roles(spec.variant)
         make = self._plan_type2 if spec.lexical_type == "II" else self._plan_type3
-        return draw_distinct(lambda: make(verbs, present, rng), n, spec.name)
+        return draw_distinct(lambda: make(verbs_, present, rng), n, spec.name)
 
-    def _plan_type1(self, spec, verbs, n, rng) -> list[Hashable]:
-        """One verb and one agent, theme and location throughout; every combination x frame."""
-        sizes = [self.pool_size(v, "Agent") * self.pool_size(v, "Theme") * self.pool_size(v, "Loc")
-                 * len(self.frames) for v in verbs]
-        starts = [sum(sizes[:i]) for i in range(len(sizes))]
-        plans = []
-        for pick in sample_distinct(sum(sizes), n, rng, spec.name):
-            i = max(j for j, s in enumerate(starts) if s <= pick)
-            v, rest = verbs[i], pick - starts[i]
-            rest, frame = divmod(rest, len(self.frames))
-            rest, loc = divmod(rest, self.pool_size(v, "Loc"))
-            agent, theme = divmod(rest, self.pool_size(v, "Theme"))
-            plans.append(("I", frame, Material(v, agent, theme, loc)))
-        return plans
-
-    def _plan_type2(self, verbs, present, rng) -> Hashable:
-        """One verb; a base argument set, and each sentence changes one of the arguments it realises."""
-        v = rng.choice(verbs)
+    def _plan_type2(self, verbs_: list[int], present, rng: random.Random) -> Hashable:
+        """One verb; a base argument set, and each sentence changes one of the arguments it shows."""
+        v = rng.choice(verbs_)
         base = Material(v, *(rng.randrange(self.pool_size(v, r)) for r in ALL_ROLES))
         materials = []
         for roles_here in present:
             which = rng.choice(roles_here)
-            field = {"Agent": "agent", "Theme": "theme", "Loc": "loc"}[which]
-            size = self.pool_size(v, which)
+            field, size = MATERIAL_FIELDS[which], self.pool_size(v, which)
             swapped = base._replace(**{field: (getattr(base, field) + rng.randrange(1, size)) % size})
             materials.append(self._canonical(swapped, roles_here))
         return "II", rng.randrange(len(self.frames)), tuple(materials)
 
-    def _plan_type3(self, verbs, present, rng) -> Hashable | None:
+    def _plan_type3(self, verbs_: list[int], present, rng: random.Random) -> Hashable | None:
         """Eight sentences from eight verbs, arguments drawn so that no content word repeats."""
-        pool = list(verbs)
+        pool = list(verbs_)
         rng.shuffle(pool)
-        used, materials = 0, []
-        for roles_here in present:
+
+        def options(slot: int, used: int) -> Iterator[tuple[Material, int]]:
             for v in pool:
                 verb_mask = self._verb_mask(v)
                 if verb_mask & used:
                     continue
-                free = [c for c in self._combinations(v, roles_here) if not c[0] & used]
+                free = [c for c in self._combinations(v, present[slot]) if not c[0] & used]
                 if free:
                     mask, mat = free[rng.randrange(len(free))]
-                    used |= mask | verb_mask
-                    materials.append(mat)
-                    pool.remove(v)
-                    break
-            else:
-                return None
-        return "III", rng.randrange(len(self.frames)), tuple(materials)
+                    yield mat, mask | verb_mask
 
-    def _bit(self, stems: frozenset[str]) -> int:
-        """Content stems as a bit set, so type III planning compares integers."""
-        mask = 0
-        for stem in stems:
-            mask |= 1 << self._stem_bits.setdefault(stem, len(self._stem_bits))
-        return mask
+        materials = fill_disjoint(len(present), options)
+        return None if materials is None else ("III", rng.randrange(len(self.frames)), tuple(materials))
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def _verb_mask(self, v: int) -> int:
-        return self._bit(self.verb_stems(self.entries[v].lemma))
+        return self.masks.mask(self.verb_stems(self.entries[v].lemma))
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def _combinations(self, v: int, roles_here: tuple[str, ...]) -> tuple[tuple[int, Material], ...]:
-        """Every choice of the arguments a sentence realises, with the bit set of its stems."""
+        """Every choice of the arguments a sentence shows, with the bit set of its stems."""
         ranges = [range(self.pool_size(v, r)) if r in roles_here else range(1) for r in ALL_ROLES]
         out = []
-        for agent in ranges[0]:
-            for theme in ranges[1]:
-                for loc in ranges[2]:
-                    picks = dict(zip(ALL_ROLES, (agent, theme, loc)))
-                    stems = frozenset().union(*(self.np_stems(v, r, picks[r]) for r in roles_here))
-                    out.append((self._bit(stems), Material(v, agent, theme, loc)))
+        for picks in itertools.product(*ranges):
+            chosen = dict(zip(ALL_ROLES, picks))
+            stems = frozenset().union(*(self.np_stems(v, r, chosen[r]) for r in roles_here))
+            out.append((self.masks.mask(stems), Material(v, *picks)))
         return tuple(out)
 
-    # --- realisation ---------------------------------------------------------------------------
-    def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
-        kind, frame_index, mats = plan
-        materials = [mats] * 8 if kind == "I" else list(mats)
-        steps = self._steps(spec.variant, self.frames[frame_index])
-        sentence = self.realiser
-        context = [sentence(materials[i], steps[i]) for i in range(7)]
-        gold = steps[7]
-        answers = self._balanced(gold, plan) if spec.balanced else self._paper_answers(gold)
-        candidates = [Candidate(sentence(materials[7], step), label, cls) for step, label, cls in answers]
-        return Instance(context, candidates, lemma=self.entries[materials[7].verb].lemma,
-                        template=self.names[spec.variant])
-
-    @functools.lru_cache(maxsize=None)
+    # --- the framework's hooks -----------------------------------------------------------------
+    @functools.cache
     def _steps(self, variant: str, frame: str) -> tuple[rules.Step, ...]:
-        return tuple(rules.Step(slots, frame) for slots in self.sequences[variant])
+        return tuple(rules.Step(tuple(slots), frame) for slots in self.template.templates[variant].sequence)
 
-    @functools.lru_cache(maxsize=None)
-    def _paper_answers(self, gold: rules.Step):
-        return rules.paper_answers(gold, self.template["candidates"])
+    def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:
+        kind, frame_index, mats = plan
+        materials = (mats,) * 8 if kind == "I" else mats
+        steps = self._steps(spec.variant, self.frames[frame_index])
+        entry = self.entries[materials[-1].verb]
+        facts = self._balanced_facts(spec.variant, entry, steps[-1].frame, stable_hash(plan))
+        return Matrix(self.names[spec.variant], steps, materials, entry.lemma, facts)
 
-    def _balanced(self, gold: rules.Step, plan: Hashable):
-        """The other frames and the GRAMMAR rules of the set, chosen by a stable hash of the plan."""
-        h = plan_hash(plan)
-        other_sets, rule_sets = self._balanced_choices(gold.frame)
-        return self._balanced_answers(gold, other_sets[h % len(other_sets)],
-                                      rule_sets[(h // len(other_sets)) % len(rule_sets)])
+    def _balanced_facts(self, variant: str, entry: lexicon.VerbEntry, frame: str, h: int) -> rules.Facts:
+        """The balanced set's other frames and GRAMMAR candidates, chosen by a stable hash of the plan
+        (so a config and its twin, and every run, choose alike)."""
+        frame_sets = list(itertools.combinations([f for f in self.frames if f != frame],
+                                                 self.template.balanced_set.other_frames))
+        grammar_sets = self._grammar_sets(variant, entry.lemma)
+        return rules.Facts(entry, frame_sets[h % len(frame_sets)],
+                           grammar_sets[(h // len(frame_sets)) % len(grammar_sets)])
 
-    @functools.lru_cache(maxsize=None)
-    def _balanced_choices(self, frame: str) -> tuple[list[tuple[str, ...]], list[tuple[int, ...]]]:
-        cfg = self.template["balanced"]
-        others = [f for f in self.frames if f != frame]
-        return (list(itertools.combinations(others, cfg["frames_per_set"] - 1)),
-                list(itertools.combinations(range(len(self.grammar_rules)), cfg["grammar_rules_per_set"])))
+    @functools.cache
+    def _grammar_sets(self, variant: str, lemma: str) -> list[tuple[tuple[str, str, tuple], ...]]:
+        """Sets of paper candidates that are GRAMMAR for this verb in this template."""
+        entry = self.entries[self.index[lemma]]
+        gold = self._steps(variant, self.frames[0])[-1]
+        probe = Matrix(self.names[variant], (gold,), (), lemma, rules.Facts(entry))
+        eligible = []
+        for decl in self.template.answers.paper:
+            (ref,) = decl.rules
+            params = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in sorted(ref.params.items()))
+            step = self.rules[ref.name].corrupt(gold, probe, **dict(params))
+            if self.rules[ref.name].verdict(step, probe, dict(params)) == "GRAMMAR":
+                eligible.append((decl.label or self.rules[ref.name].label_for(step), ref.name, params))
+        k = self.template.balanced_set.grammar_candidates
+        if len(eligible) < k:
+            raise ImpossibleSize(f"sprayload {variant}: verb {lemma!r} has {len(eligible)} GRAMMAR candidates, the "
+                                 f"balanced set needs {k}")
+        return list(itertools.combinations(eligible, k))
 
-    @functools.lru_cache(maxsize=None)
-    def _balanced_answers(self, gold: rules.Step, others: tuple[str, ...], grammar: tuple[int, ...]):
-        return rules.balanced_answers(gold, [gold.frame, *others], [self.grammar_rules[i] for i in grammar],
-                                      self.template["balanced"]["frame_label"])
+    def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
+        return self.realiser(words, step)
 
-    def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
-        return self._next_patterns(template, tuple(context_patterns))
+    def sequences(self):
+        for variant in self.variants:
+            for frame in self.frames:
+                yield self.names[variant], self._steps(variant, frame)
 
-    @functools.lru_cache(maxsize=4096)
-    def _next_patterns(self, template: str, context: tuple[str, ...]) -> set[str]:
-        variant = self.variant_of.get(template)
-        if variant is None:
-            return set()
-        out = set()
-        for frame in self.frames:
-            sequence = [rules.Step(slots, frame).pattern() for slots in self.sequences[variant]]
-            if tuple(sequence[:7]) == context:
-                out.add(sequence[7])
-        return out
-
-
-def _check_template(t, path) -> None:
-    """The template fields the generator relies on, with file/line errors."""
-    c = Checker(path)
-    c.strings(t, "frames", "frames", 2)
-    for variant in SprayLoadGenerator.variants:
-        entry = c.field(c.field(t, "templates", dict, "templates"), variant, dict, "templates")
-        c.field(entry, "name", str, f"templates.{variant}")
-        sequence = c.field(entry, "sequence", list, f"templates.{variant}")
-        if len(sequence) != SprayLoadGenerator.context_size + 1:
-            c.fail(entry, f"templates.{variant}", "sequence needs 7 context sentences and the answer")
-    for i, cand in enumerate(c.field(t, "candidates", list, "candidates")):
-        c.one_of(cand, "class", ("CORRECT", "SEQUENCE", "GRAMMAR"), f"candidates[{i}]")
-        if cand["class"] != "CORRECT" and c.field(cand, "rule", str, f"candidates[{i}]") not in rules.RULES:
-            c.fail(cand, f"candidates[{i}]", f"unknown rule {cand['rule']!r}; known: {', '.join(rules.RULES)}")
-    balanced = c.field(t, "balanced", dict, "balanced")
-    for key in ("frames_per_set", "grammar_rules_per_set"):
-        c.field(balanced, key, int, "balanced")
-    c.field(t, "sizes", dict, "sizes")
+    def pattern(self, step: rules.Step, template: str) -> str:
+        return step.pattern()

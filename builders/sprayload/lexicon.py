@@ -16,6 +16,11 @@ MIN_POOL = 5          # five agents, themes and locations per verb (BLM-s/lE)
 MIN_VERBS = 8         # a type III instance uses eight verbs
 MAX_CONTENT_WORDS = 2  # keeps type I sentences lexically close (validator: Jaccard >= 0.3)
 RESERVED_PREPS = ("with", "by", "for")  # theme, passive agent, NOEMB
+VARIANTS = ("locative", "with")   # "sprayed the water onto the roses" / "sprayed the roses with the water"
+ROLES_OF = {"agents": "agent", "themes": "theme", "locations": "location"}
+JUDGEMENTS = {"natural": True, "anomalous": False}
+LEXPREP_KEYS = ("theme_object", "location_object")
+NOEMB_KEYS = ("theme_for_location", "location_for_theme")
 
 
 class NP(NamedTuple):
@@ -25,10 +30,17 @@ class NP(NamedTuple):
 
 
 class VerbEntry(NamedTuple):
+    """A verb with its words and the facts the rules read (LEXICON.md)."""
+
     lemma: str
     forms: verbs.Verb
+    variants: frozenset[str]            # the alternants the verb has: locative, with
     loc_prep: str
-    wrong_prep: str
+    wrong_prep: str                     # LEXPREP's preposition
+    lexprep: frozenset[str]             # of theme_object, location_object: the LEXPREP sentences that are natural
+    noemb: frozenset[str]               # of theme_for_location, location_for_theme: the natural NOEMB sentences
+    agent_moves: bool                   # "The movers loaded into the truck": ALT-PP is a well-formed sentence
+    can_also_be: frozenset[tuple[str, str]]  # (role, other role its nouns can take with this verb)
     agents: tuple[NP, ...]
     themes: tuple[NP, ...]
     locations: tuple[NP, ...]
@@ -64,10 +76,19 @@ def check(lex, path: Path) -> tuple[VerbEntry, ...]:
         error = verbs.form_error(verb)
         if error:
             c.fail(forms, name, error)
-        for key in ("loc_prep", "wrong_prep"):
-            if isinstance(entry.get(key), bool):
-                c.fail(entry, name, f"{key} reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
-        preps = {key: c.field(entry, key, str, name) for key in ("loc_prep", "wrong_prep")}
+        variants = _variants(c, entry, name)
+        lexprep = c.field(entry, "lexprep", dict, name)
+        for key, node in (("loc_prep", entry), ("prep", lexprep)):
+            if isinstance(node.get(key), bool):
+                c.fail(node, name, f"{key} reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
+        preps = {"loc_prep": c.field(entry, "loc_prep", str, name),
+                 "lexprep.prep": c.field(lexprep, "prep", str, f"{name}.lexprep")}
+        judged = {"lexprep": _judgements(c, lexprep, LEXPREP_KEYS, f"{name}.lexprep", frozenset({"prep"})),
+                  "noemb": _judgements(c, c.field(entry, "noemb", dict, name), NOEMB_KEYS, f"{name}.noemb")}
+        agent_moves = entry.get("agent_moves", False)
+        if not isinstance(agent_moves, bool):
+            c.fail(entry, name, f"agent_moves must be true or false, got {agent_moves!r}")
+        also = _can_also_be(c, entry, name)
         pools = {role: tuple(_np(c, item, entry, f"{name}.{role}", role == "locations", language)
                              for item in c.field(entry, role, list, name)) for role in ROLES}
         for role, pool in pools.items():
@@ -84,15 +105,51 @@ def check(lex, path: Path) -> tuple[VerbEntry, ...]:
             if any(word not in function_words for word in prep.split()):
                 c.fail(entry, name, f"{key} {prep!r} is not a function word of {language} "
                                     f"(builders/morphology/function_words/{language}.txt)")
-        wrong = preps["wrong_prep"]
+        wrong = preps["lexprep.prep"]
         if wrong in loc_preps or wrong in RESERVED_PREPS:
-            c.fail(entry, name, f"wrong_prep {wrong!r} must differ from the verb's locative prepositions "
-                                f"and from {', '.join(RESERVED_PREPS)}")
+            c.fail(lexprep, f"{name}.lexprep", f"prep {wrong!r} must differ from the verb's locative prepositions "
+                                               f"and from {', '.join(RESERVED_PREPS)}")
         if preps["loc_prep"] in RESERVED_PREPS:
             c.fail(entry, name, f"loc_prep {preps['loc_prep']!r} is reserved ({', '.join(RESERVED_PREPS)})")
-        out.append(VerbEntry(lemma, verb, preps["loc_prep"], wrong, pools["agents"], pools["themes"],
-                             pools["locations"]))
+        out.append(VerbEntry(lemma, verb, variants, preps["loc_prep"], wrong, judged["lexprep"], judged["noemb"],
+                             agent_moves, also, pools["agents"], pools["themes"], pools["locations"]))
     return tuple(out)
+
+
+def _variants(c: Checker, entry, name: str) -> frozenset[str]:
+    """The alternants the verb has (Levin 1993: §9.7 verbs have both, §9.5 pour verbs only the
+    locative one, §9.8 fill verbs only the with one)."""
+    values = c.strings(entry, "variants", name)
+    for value in values:
+        if value not in VARIANTS:
+            c.fail(entry, name, f"variants: {value!r} is not one of {', '.join(VARIANTS)}")
+    return frozenset(values)
+
+
+def _judgements(c: Checker, node, keys: tuple[str, ...], entry: str, other: frozenset[str] = frozenset()
+                ) -> frozenset[str]:
+    """The keys judged ``natural`` (the others must say ``anomalous``)."""
+    unknown = sorted(set(node) - set(keys) - set(other))
+    if unknown:
+        c.fail(node, entry, f"unknown key {unknown[0]!r}; expected {', '.join((*sorted(other), *keys))}")
+    return frozenset(key for key in keys if JUDGEMENTS[c.one_of(node, key, JUDGEMENTS, entry)])
+
+
+def _can_also_be(c: Checker, entry, name: str) -> frozenset[tuple[str, str]]:
+    """Optional ``can_also_be: {location: [agent], agent: [location]}``: the roles a pool's nouns
+    can also take with this verb (role swaps are SEQUENCE only when every moved noun can)."""
+    node = entry.get("can_also_be", {})
+    if not isinstance(node, dict):
+        c.fail(entry, name, "can_also_be must map a role to the other roles its nouns can take")
+    roles = tuple(ROLES_OF.values())
+    out = set()
+    for own, others in node.items():
+        if own not in roles:
+            c.fail(node, f"{name}.can_also_be", f"{own!r} is not a role; roles are {', '.join(roles)}")
+        if not isinstance(others, list) or any(o not in roles or o == own for o in others):
+            c.fail(node, f"{name}.can_also_be", f"{own}: must list other roles among {', '.join(roles)}")
+        out |= {(own, other) for other in others}
+    return frozenset(out)
 
 
 def disjoint_roles(c: Checker, entry, name: str, pools: dict[str, list[str]], language: str,

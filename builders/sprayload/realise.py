@@ -98,6 +98,7 @@ class Realiser:
         return tables[number]
 
     def __call__(self, mat: Material, step: Step) -> Sentence:
+        step = step._replace(rule="") if step.rule else step   # the label tag does not change the words
         recipe, pattern = self._recipes.get(step) or self._compile(step)
         tables = self._tables[mat.verb]
         chunks = []

@@ -1,4 +1,4 @@
-"""English verb morphology for the verb-alternation builders (spray/load, roll).
+"""English verb morphology for the spray/load builder (local until builders/morphology/en.py has verbs).
 
 Lexicons give every verb's past and past participle explicitly (so every form is spellchecked);
 this module checks them against the regular rule and a table of the irregular verbs these classes
@@ -12,7 +12,7 @@ from typing import NamedTuple
 FRAMES = ("past", "perfect", "can", "will")
 VOWELS = set("aeiou")
 
-# Irregular verbs of the spray/load and roll classes: lemma -> (past, participle).
+# Irregular spray/load verbs: lemma -> (past, participle).
 IRREGULAR = {
     "hang": ("hung", "hung"),
     "sew": ("sewed", "sewn"),
@@ -21,11 +21,6 @@ IRREGULAR = {
     "stick": ("stuck", "stuck"),
     "string": ("strung", "strung"),
     "strew": ("strewed", "strewn"),
-    "slide": ("slid", "slid"),
-    "spin": ("spun", "spun"),
-    "swing": ("swung", "swung"),
-    "wind": ("wound", "wound"),
-    "do": ("did", "done"),
 }
 
 
