@@ -86,6 +86,12 @@ def definite(entry: Mapping, number: str = "sg", case: str = "nom") -> str:
     return f"{article(entry, number, case)} {noun(entry, number, case)}"
 
 
+def shows_case(entry: Mapping, number: str = "sg", cases: tuple[str, ...] = ("nom", "acc")) -> bool:
+    """Whether the definite noun phrase differs in each of ``cases`` (``der/den Koch``: yes;
+    ``die Butter``, ``das Eis``: no), i.e. whether case, not position, tells subject from object."""
+    return len({definite(entry, number, case) for case in cases}) == len(cases)
+
+
 def prep_phrase(prep: str, entry: Mapping, number: str, modified: bool = False) -> str:
     """The preposition's case (``PREPOSITION_CASES``, dative by default) on the article and noun."""
     case = PREPOSITION_CASES.get(prep.split()[-1], "dat")
