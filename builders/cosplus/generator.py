@@ -1,63 +1,118 @@
-"""The COS+ generator: plans (tense, verb, agent, patient per sentence) and realises them."""
+"""The COS+ generator: plans (tense, verb, agent, patient per sentence) for the framework to realise."""
 
 from __future__ import annotations
 
-import bisect
 import functools
-import itertools
 import random
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Hashable
+from collections.abc import Hashable, Sequence
+from typing import Literal
+
+from pydantic import model_validator
 
 from builders import morphology
-from builders.base import (Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, disjoint_lemmas,
-                           sample_distinct)
+from builders.answers import Answer, balanced_answers, paper_answers
+from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
 from builders.cosplus import lexicon, rules
 from builders.cosplus.realise import Material, Realiser, pattern
-from builders.lexicon import LexiconError, load_yaml
+from builders.generator import Generator
+from builders.lexicon import LexiconError
+from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint
+from builders.template import AnswersDecl, RuleRef, Strict, Template
 
-MAX_MISSES = 20_000   # consecutive type III draws without a new instance before giving up
-PICK_TRIES = 30       # agent/patient draws per verb when looking for unused stems (type III)
+Role = Literal["agent", "patient"]
+PICK_TRIES = 30  # (agent, patient) draws per verb when a type III sentence looks for unused stems
 
 
-@functools.cache
-def _template() -> dict:
-    return load_yaml(Path(__file__).with_name("template.yaml"))
+class StepDecl(Strict):
+    """One clause of a template: ``{clause: object_relative, subject: agent, object: patient}``."""
+
+    clause: Literal["main", "subject_relative", "object_relative"]
+    subject: Role
+    object: Role | None = None
+
+    @model_validator(mode="after")
+    def _roles(self) -> "StepDecl":
+        if self.object == self.subject:
+            raise ValueError("subject and object must be different roles")
+        if self.clause == "object_relative" and self.object is None:
+            raise ValueError("an object relative needs an object")
+        return self
+
+    def step(self, tense: str) -> rules.Step:
+        return rules.Step(self.clause, self.subject, self.object, tense)
+
+
+class SequenceDecl(Strict):
+    """A template of Fig. 9: its context steps, its gold step and its answer sets."""
+
+    name: str
+    context: tuple[StepDecl, ...]
+    gold: StepDecl
+    answers: AnswersDecl
+
+
+class VariantDecl(Strict):
+    genders: tuple[Literal["m", "f", "n"], ...]
+
+
+class CosPlusTemplate(Template):
+    """COS+ declares its answer sets per template (T2I, I2T), so the top-level ``answers`` is unused."""
+
+    answers: AnswersDecl | None = None
+    templates: dict[str, SequenceDecl]
+    language_variants: dict[str, dict[str, VariantDecl]] = {}
+    tenses: tuple[Literal["present", "past"], ...]
+
+    @model_validator(mode="after")
+    def _answers_per_template(self) -> "CosPlusTemplate":
+        if self.answers is not None:
+            raise ValueError("answers are declared per template (templates.<key>.answers), not at the top level")
+        for ref, loc in self.rule_refs():
+            unknown = set(ref.params) - {"only"}
+            if unknown or ref.params.get("only", "GRAMMAR") not in ("GRAMMAR", "SEQUENCE"):
+                raise ValueError(f"{'.'.join(map(str, loc))}: rule {ref.name!r} takes only the parameter "
+                                 f"'only: GRAMMAR|SEQUENCE', got {ref.params}")
+        return self
+
+    def rule_refs(self) -> list[tuple[RuleRef, tuple]]:
+        """Every rule the per-template answer sets name, with its location (for file:line errors)."""
+        refs = []
+        for key, seq in self.templates.items():
+            for i, cand in enumerate(seq.answers.paper):
+                refs += [(ref, ("templates", key, "answers", "paper", i, "rules", j))
+                         for j, ref in enumerate(cand.rules)]
+            if seq.answers.balanced:
+                refs += [(ref, ("templates", key, "answers", "balanced", "factors", j))
+                         for j, ref in enumerate(seq.answers.balanced.factors)]
+        return refs
 
 
 class _TenseBalancer:
     """Alternates the tense per answer verb (random start), so that within every split each verb's
     gold answers are half present, half past: the tense of a candidate alone says nothing."""
 
-    def __init__(self, rng: random.Random):
-        self.rng, self.count, self.start = rng, {}, {}
-
-    def peek(self, verb: str) -> str:
-        if verb not in self.start:
-            self.start[verb] = self.rng.randrange(len(rules.TENSES))
-        return rules.TENSES[(self.start[verb] + self.count.get(verb, 0)) % len(rules.TENSES)]
+    def __init__(self, tenses: Sequence[str], rng: random.Random):
+        self.tenses, self.rng, self.count, self.start = tuple(tenses), rng, {}, {}
 
     def next(self, verb: str) -> str:
-        tense = self.peek(verb)
+        if verb not in self.start:
+            self.start[verb] = self.rng.randrange(len(self.tenses))
+        tense = self.tenses[(self.start[verb] + self.count.get(verb, 0)) % len(self.tenses)]
         self.count[verb] = self.count.get(verb, 0) + 1
         return tense
 
 
 class CosPlusGenerator(Generator):
     phenomenon = "cosplus"
-    description = "Change-of-state food verbs with relative-clause diagnostics, T2I and I2T (000 §4.2)."
-    context_size = 4
+    rules = rules.RULES
+    template_model = CosPlusTemplate
     lexical_types = ("I", "III")
     variants = ("t2i", "i2t")
-    # Sentence 4 of a matrix has two content words (``Der Reis quillt``); where the intransitive
-    # stem differs from the transitive one (quellen: quellt/quillt) type I overlap is 1/4.
-    type_i_min_jaccard = 0.25
 
     @classmethod
     def languages(cls) -> list[str]:
         """Lexicon files, with German split into de-case and de-mix (template ``language_variants``)."""
-        variants = _template().get("language_variants", {})
+        variants = cls.load_template().language_variants
         out = []
         for stem in super().languages():
             out += [f"{stem}-{v}" for v in variants[stem]] if stem in variants else [stem]
@@ -65,26 +120,22 @@ class CosPlusGenerator(Generator):
 
     def __init__(self, language: str):
         super().__init__(language)
-        self.template = _template()
-        self.test_lemma_fraction = self.template["test_lemma_fraction"]
         iso, _, variant = language.partition("-")
         genders = None
         if variant:
-            known = self.template.get("language_variants", {}).get(iso, {})
+            known = self.template.language_variants.get(iso, {})
             if variant not in known:
-                raise LexiconError(self.directory() / "template.yaml", None, "language_variants",
+                raise LexiconError(self.template_path(), None, "language_variants",
                                    f"no variant {variant!r} for {iso!r}; known: {', '.join(known) or 'none'}")
-            genders = tuple(known[variant].get("genders") or ()) or None
+            genders = known[variant].genders
         self.iso = iso
+        self.morph = morphology.language(iso)
         self.lex = lexicon.load(iso, genders)
         self.realiser = Realiser(self.lex)
         self.agents = sorted(self.lex.agents)
-        self.by_name = {t["name"]: t for t in self.template["templates"].values()}
+        self.masks = StemMasks()
 
     # --- split ---------------------------------------------------------------------------------
-    def default_size(self, spec: ConfigSpec) -> int:
-        return self.template["sizes"][spec.lexical_type]
-
     def lemmas(self, spec: ConfigSpec) -> list[str]:
         return sorted(self.lex.verbs)
 
@@ -105,116 +156,103 @@ class CosPlusGenerator(Generator):
         forms = [v for k, v in entry.items() if k not in ("gender", "article")]
         return morphology.content_stems(" ".join(forms), self.iso)
 
-    # --- planning ------------------------------------------------------------------------------
-    def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
-        lemmas = sorted(lemmas)
-        if spec.lexical_type == "I":
-            return self._plan_type1(spec, lemmas, n, rng)
-        template = self.template["templates"][spec.variant]
-        uses_agent = [s.get("subject") == rules.AGENT or s.get("object") == rules.AGENT
-                      for s in template["context"]] + [True]  # candidates use both nouns
-        plans, seen, misses = [], set(), 0
-        tenses = _TenseBalancer(rng)
-        while len(plans) < n:
-            materials = self._plan_type3(lemmas, uses_agent, rng)
-            plan = None if materials is None else (tenses.peek(materials[-1].verb), materials)
-            if plan is not None and plan not in seen:
-                tenses.next(materials[-1].verb)
-                seen.add(plan)
-                plans.append(plan)
-                misses = 0
-            else:
-                misses += 1
-                if misses > MAX_MISSES:
-                    raise ImpossibleSize(f"{spec.name}: found only {len(plans)} distinct instances of the {n} "
-                                         f"asked ({MAX_MISSES} draws in a row gave nothing new)")
-        return plans
-
-    def _plan_type1(self, spec: ConfigSpec, lemmas: list[str], n: int, rng: random.Random) -> list[Hashable]:
-        """``n`` distinct (verb, agent, patient) triples, each verb's tenses alternating."""
-        sizes = [len(self.lex.verbs[v].patients) * len(self.agents) for v in lemmas]
-        offsets = list(itertools.accumulate(sizes))
-        tenses = _TenseBalancer(rng)
-        plans = []
-        for index in sample_distinct(offsets[-1] if offsets else 0, n, rng, spec.name):
-            i = bisect.bisect_right(offsets, index)
-            patient, agent = divmod(index - (offsets[i - 1] if i else 0), len(self.agents))
-            verb = lemmas[i]
-            plans.append((tenses.next(verb), verb, self.agents[agent], self.lex.verbs[verb].patients[patient]))
-        return plans
-
-    def _plan_type3(self, lemmas: list[str], uses_agent: list[bool], rng: random.Random) -> tuple | None:
-        """Five sentences (four context + answer) from five verbs with no content stem in common."""
-        if len(lemmas) < len(uses_agent):
-            raise ImpossibleSize(f"type III needs {len(uses_agent)} verbs with no shared content word, "
-                                 f"this split has {len(lemmas)}")
-        pool = list(lemmas)
-        rng.shuffle(pool)
-        used: set[str] = set()
-        materials = []
-        for needs_agent in uses_agent:
-            for verb in pool:
-                found = self._pick(verb, needs_agent, used, rng)
-                if found is not None:
-                    material, stems = found
-                    materials.append(material)
-                    used |= stems
-                    pool.remove(verb)
-                    break
-            else:
-                return None
-        return tuple(materials)
-
-    def _pick(self, verb: str, needs_agent: bool, used: set[str], rng: random.Random):
-        stems = self.verb_stems(verb)
-        if stems & used:
-            return None
-        patients = self.lex.verbs[verb].patients
-        for _ in range(PICK_TRIES):
-            patient = rng.choice(patients)
-            agent = rng.choice(self.agents) if needs_agent else None
-            words = stems | self.noun_stems(rules.PATIENT, patient)
-            if agent is not None:
-                words |= self.noun_stems(rules.AGENT, agent)
-            if not words & used:
-                return Material(verb, agent, patient), words
-        return None
-
-    # --- realisation ---------------------------------------------------------------------------
-    def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
-        template = self.template["templates"][spec.variant]
-        if spec.lexical_type == "I":
-            tense, verb, agent, patient = plan
-            materials = [Material(verb, agent, patient)] * (self.context_size + 1)
-        else:
-            tense, materials = plan
-        steps = rules.sequence(template, tense)
-        context = [self._sentence(materials[i], steps[i]) for i in range(self.context_size)]
-        gold = steps[self.context_size]
-        case_marking = self.realiser.grammar.case_marking
-        if spec.balanced:
-            balanced = self.template["balanced"]
-            answers = rules.balanced_answers(gold, balanced["factors"], template["candidates"],
-                                             balanced.get("labels", {}), case_marking)
-        else:
-            answers = rules.paper_answers(gold, template["candidates"], case_marking)
-        candidates = [Candidate(self._sentence(materials[-1], step), label, cls) for step, label, cls in answers]
-        return Instance(context, candidates, lemma=materials[-1].verb, template=template["name"])
-
-    @functools.lru_cache(maxsize=1 << 16)
-    def _sentence(self, material: Material, step: rules.Step):
-        return self.realiser(material, step)
-
-    def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
-        return set(self._next_patterns(template, tuple(context_patterns)))
+    @functools.lru_cache(maxsize=None)
+    def verb_mask(self, lemma: str) -> int:
+        return self.masks.mask(self.verb_stems(lemma))
 
     @functools.lru_cache(maxsize=None)
-    def _next_patterns(self, template: str, context: tuple[str, ...]) -> frozenset[str]:
-        if template not in self.by_name:
-            return frozenset()
-        out = set()
-        for tense in rules.TENSES:
-            seq = [pattern(step, self.realiser.grammar) for step in rules.sequence(self.by_name[template], tense)]
-            if tuple(seq[:-1]) == context:
-                out.add(seq[-1])
-        return frozenset(out)
+    def noun_mask(self, role: str, key: str) -> int:
+        return self.masks.mask(self.noun_stems(role, key))
+
+    # --- planning ------------------------------------------------------------------------------
+    def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
+        """Type I: ``(tense, verb, agent, patient)``; type III: ``(tense, five materials)``. The
+        tense alternates per answer verb in the order plans are drawn."""
+        lemmas = sorted(lemmas)
+        tenses = _TenseBalancer(self.template.tenses, rng)
+        if spec.lexical_type == "I":
+            space = ProductSpace.union((v, (len(self.lex.verbs[v].patients), len(self.agents))) for v in lemmas)
+            plans = []
+            for verb, (p, a) in space.sample(n, rng, spec.name):
+                plans.append((tenses.next(verb), verb, self.agents[a], self.lex.verbs[verb].patients[p]))
+            return plans
+        seq = self.template.templates[spec.variant]
+        uses_agent = tuple(rules.AGENT in (s.subject, s.object) for s in seq.context) + (True,)
+        if len(lemmas) < len(uses_agent):
+            raise ImpossibleSize(f"{spec.name}: type III needs {len(uses_agent)} verbs with no shared content "
+                                 f"word, this split has {len(lemmas)}")
+        drawn = draw_distinct(lambda: self._plan_type3(lemmas, uses_agent, rng), n, spec.name)
+        return [(tenses.next(materials[-1].verb), materials) for materials in drawn]
+
+    def _plan_type3(self, lemmas: Sequence[str], uses_agent: tuple[bool, ...],
+                    rng: random.Random) -> tuple[Material, ...] | None:
+        """Five sentences (four context + answer) from five verbs with no content stem in common."""
+        pool = list(lemmas)
+        rng.shuffle(pool)
+
+        def options(slot: int, used: int):
+            """Per verb (random order), a few random nouns; only sentences that fit are offered."""
+            for verb in pool:
+                verb_mask = self.verb_mask(verb)
+                if verb_mask & used:
+                    continue
+                patients = self.lex.verbs[verb].patients
+                for _ in range(PICK_TRIES):
+                    patient = rng.choice(patients)
+                    agent = rng.choice(self.agents) if uses_agent[slot] else None
+                    mask = verb_mask | self.noun_mask(rules.PATIENT, patient)
+                    if agent is not None:
+                        mask |= self.noun_mask(rules.AGENT, agent)
+                    if not mask & used:
+                        yield Material(verb, agent, patient), mask
+                        break
+
+        chosen = fill_disjoint(len(uses_agent), options)
+        return None if chosen is None else tuple(chosen)
+
+    # --- the framework's hooks -----------------------------------------------------------------
+    def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:
+        seq = self.template.templates[spec.variant]
+        if spec.lexical_type == "I":
+            tense, verb, agent, patient = plan
+            materials = (Material(verb, agent, patient),) * (self.context_size + 1)
+        else:
+            tense, materials = plan
+        steps = tuple(s.step(tense) for s in seq.context) + (seq.gold.step(tense),)
+        return Matrix(seq.name, steps, materials, materials[-1].verb, self.facts(materials[-1]))
+
+    @functools.lru_cache(maxsize=1 << 14)
+    def facts(self, material: Material) -> rules.Facts:
+        """The lexicon facts the judges read for the answer's words."""
+        verb = self.lex.verbs[material.verb]
+        case_marking = self.realiser.grammar.case_marking
+        nouns = (self.lex.agents[material.agent], self.lex.patients[material.patient])
+        ambiguous = case_marking and not any(self.morph.shows_case(entry) for entry in nouns)
+        return rules.Facts(case_marking, verb.person_intransitive is not None,
+                           material.patient in verb.person_causers, ambiguous)
+
+    def answers(self, matrix: Matrix, balanced: bool) -> list[Answer]:
+        """The answer set of the matrix's template (COS+ declares one per template, Fig. 9)."""
+        declared = self._declared(matrix.template)
+        if balanced:
+            return balanced_answers(matrix.steps[-1], declared.balanced.factors, self.rules, matrix)
+        return paper_answers(matrix.steps[-1], declared.paper, self.rules, matrix)
+
+    @functools.cache
+    def _declared(self, name: str) -> AnswersDecl:
+        return next(seq.answers for seq in self.template.templates.values() if seq.name == name)
+
+    def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
+        return self._sentence(words, step)
+
+    @functools.lru_cache(maxsize=1 << 16)
+    def _sentence(self, material: Material, step: rules.Step) -> Sentence:
+        return self.realiser(material, step)
+
+    def sequences(self):
+        for seq in self.template.templates.values():
+            for tense in self.template.tenses:
+                yield seq.name, tuple(s.step(tense) for s in seq.context) + (seq.gold.step(tense),)
+
+    def pattern(self, step: rules.Step, template: str) -> str:
+        return pattern(step, self.realiser.grammar)

@@ -13,6 +13,7 @@ from builders.lexicon import Checker, LexiconError, load_yaml
 HERE = Path(__file__).parent
 MIN_AGENTS, MIN_VERBS, MIN_PATIENTS = 60, 25, 20
 NOUN_KEYS = {"sg", "gender", "article", "acc_sg", "dat_sg", "gen_sg", "pl", "dat_pl"}
+VERB_KEYS = {"lemma", "present", "past", "intransitive", "patients", "person_intransitive", "person_causers"}
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,13 @@ class Verb:
     transitive: dict[str, str]     # tense -> 3sg form
     intransitive: dict[str, str]   # tense -> 3sg form (German quellen: quellt / quillt)
     patients: tuple[str, ...]
+    person_intransitive: str | None = None    # the reading on which "The chef <verb>s." is natural
+    person_causers: frozenset[str] = frozenset()  # patients that can cause this change in a person
+
+    def with_patients(self, keep) -> "Verb":
+        """The verb restricted to the patients in ``keep`` (its facts too)."""
+        return Verb(self.lemma, self.transitive, self.intransitive, tuple(p for p in self.patients if p in keep),
+                    self.person_intransitive, frozenset(p for p in self.person_causers if p in keep))
 
 
 @dataclass(frozen=True)
@@ -39,8 +47,7 @@ class Lexicon:
             return self
         keep = lambda nouns: {k: v for k, v in nouns.items() if v.get("gender") in genders}  # noqa: E731
         patients = keep(self.patients)
-        verbs = {lemma: Verb(v.lemma, v.transitive, v.intransitive, tuple(p for p in v.patients if p in patients))
-                 for lemma, v in self.verbs.items()}
+        verbs = {lemma: v.with_patients(patients) for lemma, v in self.verbs.items()}
         return Lexicon(self.language, self.path, keep(self.agents), patients, verbs, self.relative_pronouns,
                        self.intransitive_marker)
 
@@ -121,6 +128,10 @@ def parse(raw: Mapping, path: Path) -> Lexicon:
         entry = f"verb {lemma!r}"
         if lemma in verbs:
             c.fail(node, entry, "duplicate lemma")
+        unknown = set(node) - VERB_KEYS
+        if unknown:
+            c.fail(node, entry,
+                   f"unknown field(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(VERB_KEYS))}")
         transitive = _forms(c, node, entry)
         intransitive = dict(transitive)
         if "intransitive" in node:
@@ -129,7 +140,12 @@ def parse(raw: Mapping, path: Path) -> Lexicon:
         for p in patients:
             if p not in pools["patients"]:
                 c.fail(node, entry, f"patient {p!r} has no entry under 'patients'")
-        verbs[lemma] = Verb(lemma, transitive, intransitive, tuple(patients))
+        reading = c.field(node, "person_intransitive", str, entry) if "person_intransitive" in node else None
+        causers = c.strings(node, "person_causers", entry) if "person_causers" in node else []
+        for p in causers:
+            if p not in patients:
+                c.fail(node["person_causers"], entry, f"person_causers: {p!r} is not one of this verb's patients")
+        verbs[lemma] = Verb(lemma, transitive, intransitive, tuple(patients), reading, frozenset(causers))
     return Lexicon(language, str(path), pools["agents"], pools["patients"], verbs, relatives, marker)
 
 

@@ -55,6 +55,8 @@ def layout(step: Step, grammar: Grammar) -> tuple[Slot, ...]:
     obj = (Slot("NP", step.object, "acc"),) if step.transitive else ()
     if step.clause == "main":
         if step.fronted_object:
+            if not grammar.case_marking:
+                raise ValueError("an object-first main clause needs case to show the roles (OVS)")
             return (*obj, verb, subj)
         return (subj, verb, *obj)
     if step.clause == "subject_relative":

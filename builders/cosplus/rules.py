@@ -1,118 +1,117 @@
-"""COS+ template rules: clause steps of the matrix and the named corruptions of the gold step.
+"""COS+ rules: the clause steps of a matrix and the named corruptions of the gold step.
 
-A sentence of the matrix is a ``Step`` (clause type, subject role, object role, tense). The gold
-answer is the template's fifth step; each wrong candidate is the gold with one named rule
-corrupted (RAVEN-style), so labels come from the rule, never typed in per sentence.
+A sentence of the matrix is a ``Step`` (clause type, subject role, object role, tense). Each wrong
+candidate is the gold step with named rules corrupted; a rule is defined by the sentence it makes
+(``Ag V``, ``Pa V Ag`` …), so the same kind of sentence is made by the same rule in both templates,
+and its class is decided by a judge that reads the lexicon facts of these words
+(``matrix.facts``, a :class:`Facts`), never by the template it appears in (builders/README.md).
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from builders.rules import RuleBook
+
 AGENT, PATIENT = "agent", "patient"
-OTHER_ROLE = {AGENT: PATIENT, PATIENT: AGENT}
 CLAUSES = ("main", "subject_relative", "object_relative")
 TENSES = ("present", "past")
 OTHER_TENSE = {"present": "past", "past": "present"}
+RULES = RuleBook("cosplus")
 
 
 class Step(NamedTuple):
-    clause: str               # main | subject_relative | object_relative
-    subject: str              # agent | patient
-    object: str | None        # agent | patient | None (intransitive)
-    tense: str                # present | past
-    fronted_object: bool = False  # main clause with the object first (German OVS, roles kept)
+    clause: str                   # main | subject_relative | object_relative
+    subject: str                  # agent | patient
+    object: str | None            # agent | patient | None (intransitive)
+    tense: str                    # present | past
+    fronted_object: bool = False  # main clause with the object first, roles kept (German OVS)
 
     @property
     def transitive(self) -> bool:
         return self.object is not None
 
 
-def step(spec: Mapping, tense: str) -> Step:
-    """A template entry (``{clause, subject, object}``) in a tense."""
-    return Step(spec["clause"], spec["subject"], spec.get("object"), tense)
+class Facts(NamedTuple):
+    """What the judges know about the answer sentence's words (``Matrix.facts``)."""
+
+    case_marking: bool         # the language tells subject from object by case (de), not by position
+    person_intransitive: bool  # lexicon: the verb's bare intransitive is natural with a person subject
+    person_causer: bool        # lexicon: this patient can cause this change in a person
+    case_ambiguous: bool       # de: neither noun shows nominative vs accusative (die Butter, die Köchin)
 
 
-def sequence(template: Mapping, tense: str) -> list[Step]:
-    """The four context steps and the gold step of a template, all in ``tense``."""
-    return [step(s, tense) for s in template["context"]] + [step(template["gold"], tense)]
+def _only(verdict: str, only: str | None) -> str | None:
+    """``only: GRAMMAR`` in a template keeps a rule's candidate only where it has that class (the
+    balanced set, whose well-formed candidates must not differ from the gold in this attribute)."""
+    return verdict if only is None or verdict == only else None
 
 
-# --- corruptions of the gold step ---------------------------------------------------------------
+# --- tense -------------------------------------------------------------------------------------
 
-def corrupt_subject_role(gold: Step) -> Step:
-    """The wrong role as subject: the agent as intransitive subject, or agent and patient swapped."""
-    if gold.transitive:
-        return gold._replace(subject=gold.object, object=gold.subject)
-    return gold._replace(subject=OTHER_ROLE[gold.subject])
-
-
-def corrupt_alternant(gold: Step, case_marking: bool) -> Step:
-    """The other alternant with the gold's first noun kept first.
-
-    Intransitive gold -> transitive with the patient first: with overt case the roles are kept
-    (OVS, ``Den Käse schmilzt der Koch``, 000 Fig. 10); without case only word order marks the
-    roles, so the patient is the subject (``The butter melts the chef``, Fig. 9 ``Pa Verb Ag``).
-    Transitive gold -> intransitive with the agent as subject (``The chef melts``).
-    """
-    if gold.transitive:
-        return gold._replace(object=None)
-    if case_marking:
-        return gold._replace(subject=AGENT, object=gold.subject, fronted_object=True)
-    return gold._replace(object=AGENT)
-
-
-def corrupt_tense(gold: Step) -> Step:
+@RULES.rule("tense", label="TENSE", error_class="SEQUENCE")
+def other_tense(gold: Step, matrix, only: str | None = None) -> Step:
+    """The other tense: every sentence of a matrix is in one tense, so the other one breaks the
+    progression; the sentence itself is well-formed."""
     return gold._replace(tense=OTHER_TENSE[gold.tense])
 
 
-def apply_rule(gold: Step, rule: str, case_marking: bool) -> Step:
-    if rule == "subject_role":
-        return corrupt_subject_role(gold)
-    if rule == "alternant":
-        return corrupt_alternant(gold, case_marking)
-    if rule == "tense":
-        return corrupt_tense(gold)
-    raise ValueError(f"unknown COS+ rule {rule!r} (known: subject_role, alternant, tense)")
+# --- Ag V: the agent as the subject of the intransitive ----------------------------------------
+
+@RULES.rule("agent_subject", label="I-INT", error_class="GRAMMAR")
+def agent_intransitive(gold: Step, matrix, only: str | None = None) -> Step:
+    """``The chef melts``: the intransitive main clause with the agent as its subject."""
+    return Step("main", AGENT, None, gold.tense)
 
 
-RULE_CLASS = {"subject_role": "GRAMMAR", "alternant": "SEQUENCE", "tense": "SEQUENCE"}
+@RULES.judge("agent_subject")
+def person_intransitive(step: Step, matrix, only: str | None = None) -> str | None:
+    """GRAMMAR where a person cannot be the intransitive's subject (*The chef melts*); SEQUENCE
+    where the verb has that use (lexicon ``person_intransitive``: *The chef burns*, *Il cuoco si
+    raffreddò*, *Der Junge reifte*, or an unergative use such as *The chef cooks*)."""
+    return _only("SEQUENCE" if matrix.facts.person_intransitive else "GRAMMAR", only)
 
 
-def paper_answers(gold: Step, candidates: Sequence[Mapping], case_marking: bool) -> list[tuple[Step, str, str]]:
-    """The published answer set (000 Fig. 9): (step, label, error class), gold first."""
-    out = []
-    for cand in candidates:
-        if cand["class"] == "CORRECT":
-            out.append((gold, cand["label"], "CORRECT"))
-        else:
-            out.append((apply_rule(gold, cand["rule"], case_marking), cand["label"], cand["class"]))
-    return out
+# --- Pa V Ag -----------------------------------------------------------------------------------
+
+@RULES.rule("reverse_roles", label="R-TRANS", error_class="GRAMMAR")
+def reverse_roles(gold: Step, matrix, only: str | None = None) -> Step:
+    """``The butter melts the chef``: the transitive with the patient as subject (nominative) and
+    the agent as object (accusative)."""
+    return Step("main", PATIENT, AGENT, gold.tense)
 
 
-def balanced_answers(gold: Step, factors: Sequence[str], candidates: Sequence[Mapping],
-                     extra_labels: Mapping[str, str], case_marking: bool) -> list[tuple[Step, str, str]]:
-    """Full crossing of the factors, each kept or corrupted; labels name every corrupted rule.
+def _reversal_class(matrix) -> str:
+    facts = matrix.facts
+    if facts.case_ambiguous:
+        return "SEQUENCE"  # de: 'Die Butter schmilzt die Köchin' also reads as OVS, roles kept
+    return "SEQUENCE" if facts.person_causer else "GRAMMAR"
 
-    The class is GRAMMAR as soon as a GRAMMAR rule is corrupted, else SEQUENCE, so every
-    well-formed candidate has a GRAMMAR twin that differs from it only in that rule.
-    """
-    labels = {c["rule"]: c["label"] for c in candidates if "rule" in c}
-    labels.update(extra_labels)
-    out = []
-    for flags in itertools.product((False, True), repeat=len(factors)):
-        current, names, classes = gold, [], []
-        for factor, corrupted in zip(factors, flags):
-            if corrupted:
-                current = apply_rule(current, factor, case_marking)
-                names.append(labels[factor])
-                classes.append(RULE_CLASS[factor])
-        if not names:
-            out.append((gold, "Correct", "CORRECT"))
-        else:
-            cls = "GRAMMAR" if "GRAMMAR" in classes else "SEQUENCE"
-            grammar_first = sorted(zip(classes, names), key=lambda x: x[0] != "GRAMMAR")
-            out.append((current, "+".join(n for _, n in grammar_first), cls))
-    return out
+
+@RULES.judge("reverse_roles")
+def reversal_is_possible(step: Step, matrix, only: str | None = None) -> str | None:
+    """SEQUENCE when the patient can cause this change in a person (lexicon ``person_causers``:
+    *The stew warmed the teenager*) or, in German, when neither noun shows its case, so the
+    sentence also reads as an object-first transitive (*Die Butter schmilzt die Köchin*);
+    GRAMMAR otherwise (*The butter melts the chef*, *Der Käse schmilzt den Koch*)."""
+    return _only(_reversal_class(matrix), only)
+
+
+def patient_first_label(step: Step) -> str:
+    return "OVS" if step.fronted_object else "R-TRANS"
+
+
+@RULES.rule("patient_first", label=patient_first_label, error_class="SEQUENCE")
+def patient_first(gold: Step, matrix, only: str | None = None) -> Step:
+    """Fig. 9's ``Pa V Ag`` after an intransitive gold: the transitive with the patient first. Where
+    case shows the roles (German) they are kept: ``Den Käse schmilzt der Koch`` (OVS, Fig. 10);
+    where only position does (en, it), the patient first is the subject: the roles are reversed."""
+    if matrix.facts.case_marking:
+        return Step("main", AGENT, PATIENT, gold.tense, fronted_object=True)
+    return reverse_roles(gold, matrix)
+
+
+@RULES.judge("patient_first")
+def patient_first_class(step: Step, matrix, only: str | None = None) -> str | None:
+    """OVS is a well-formed German transitive (SEQUENCE); a reversal is judged as ``reverse_roles``."""
+    return _only("SEQUENCE" if step.fronted_object else _reversal_class(matrix), only)
