@@ -1,75 +1,65 @@
-"""COS+ (000 §4.2): exact instances, Fig. 9 answer sets, Fig. 10 case alternation, German
-agreement on every generated sentence, validator and balanced audit, lexicon errors."""
+"""COS+ (000 §4.2): exact instances per language, Fig. 10's cases, the class of every kind of
+candidate (decided by its words, the same in T2I and I2T), German agreement and word order,
+the balanced audit, lexicon and template errors. Size, validator and twins: tests/test_configs.py."""
 
 import pytest
 import yaml
 
 from blm_datasets.audit import audit_rows
-from blm_datasets.validate import validate_rows
 from builders import registry
-from builders.base import ImpossibleSize
-from builders.cosplus import lexicon, rules
+from builders.base import ConfigSpec
+from builders.cosplus import CosPlusGenerator, lexicon, rules
 from builders.cosplus.realise import Material, Realiser
 from builders.generate import Options, generate
 from builders.lexicon import LexiconError, load_yaml
+from builders.template import load
 
-SMALL = Options(size=100)
-CONFIGS = [n for n in registry.config_names() if n.startswith("cosplus_")]
-
-# German articles and relative pronouns, written out here independently of morphology/de.py
+# German articles, written out here independently of morphology/de.py
 ARTICLE = {("m", "NOM"): "der", ("m", "ACC"): "den", ("f", "NOM"): "die", ("f", "ACC"): "die",
            ("n", "NOM"): "das", ("n", "ACC"): "das"}
 
 
-def gen(name, opts=SMALL):
-    return generate(registry.get_spec(name), opts, progress=False)
+def gen(name, size=100):
+    return generate(registry.get_spec(name), Options(size=size), progress=False)
 
 
 def first_test_record(name):
     return gen(name)["test"].records[0]
 
 
-def gold(rec):
-    return rec["answers"][rec["label"]]
-
-
 def by_label(rec):
     return dict(zip(rec["answer_labels"], zip(rec["answers"], rec["answer_error_classes"])))
 
 
-def test_configs_come_from_the_registry():
-    assert len(CONFIGS) == 4 * 2 * 2 * 2  # de-case, de-mix, en, it x T2I/I2T x type I/III x balanced
-    assert {"cosplus_decase_t2i_typeI", "cosplus_demix_i2t_typeIII_balanced", "cosplus_en_t2i_typeIII",
-            "cosplus_it_i2t_typeI"} <= set(CONFIGS)
-    assert registry.get_spec("cosplus_decase_t2i_typeI").iso == "de"
+def answer_set(language, variant, verb, agent, patient, tense="present", balanced=False):
+    """{label: (sentence, class)} of a type I matrix built from these words."""
+    generator = registry.generator("cosplus", language)
+    spec = ConfigSpec("cosplus", language, "I", variant)
+    matrix = generator.matrix(spec, (tense, verb, agent, patient))
+    return {c.label: (c.sentence.text, c.error_class) for c in generator.candidates(matrix, balanced)}
 
 
 # --- exact instances (fixed seed), one per language ------------------------------------------
-
-T2I_PATTERNS = ["NP-Agent V-{t} NP-Patient", "NP-Agent REL V-{t} NP-Patient", "NP-Patient REL NP-Agent V-{t}",
-                "NP-Patient REL V-{t}"]
-
 
 def test_english_t2i_type_i_instance():
     rec = first_test_record("cosplus_en_t2i_typeI")
     assert rec["template"] == "T2I" and rec["lemma"] == "boil" and rec["language"] == "en"
     assert rec["context"] == ["The son boils the corn.", "The son who boils the corn.",
                               "The corn that the son boils.", "The corn that boils."]
-    assert rec["context_patterns"] == [p.format(t="pres") for p in T2I_PATTERNS]
-    assert gold(rec) == "The corn boils." and rec["answer_patterns"][rec["label"]] == "NP-Patient V-pres"
+    assert rec["context_patterns"] == ["NP-Agent V-pres NP-Patient", "NP-Agent REL V-pres NP-Patient",
+                                       "NP-Patient REL NP-Agent V-pres", "NP-Patient REL V-pres"]
     assert by_label(rec) == {"Correct": ("The corn boils.", "CORRECT"), "I-INT": ("The son boils.", "GRAMMAR"),
-                             "R-TRANS": ("The corn boils the son.", "SEQUENCE")}
+                             "R-TRANS": ("The corn boils the son.", "GRAMMAR")}  # was SEQUENCE
 
 
-def test_italian_t2i_type_i_instance_has_si_on_the_intransitive():
-    rec = first_test_record("cosplus_it_t2i_typeI")
-    assert rec["context"] == ["La fornaia sciolse lo zucchero.", "La fornaia che sciolse lo zucchero.",
-                              "Lo zucchero che la fornaia sciolse.", "Lo zucchero che si sciolse."]
-    assert rec["context_patterns"] == [*(p.format(t="past") for p in T2I_PATTERNS[:3]), "NP-Patient REL si-V-past"]
-    assert gold(rec) == "Lo zucchero si sciolse."
-    assert by_label(rec) == {"Correct": ("Lo zucchero si sciolse.", "CORRECT"),
-                             "I-INT": ("La fornaia si sciolse.", "GRAMMAR"),
-                             "R-TRANS": ("Lo zucchero sciolse la fornaia.", "SEQUENCE")}
+def test_italian_i2t_type_i_instance_has_si_on_the_intransitive():
+    rec = first_test_record("cosplus_it_i2t_typeI")
+    assert rec["context"] == ["La minestra si scongela.", "La minestra che si scongela.",
+                              "La minestra che la zia scongela.", "La zia che scongela la minestra."]
+    assert rec["context_patterns"][:2] == ["NP-Patient si-V-pres", "NP-Patient REL si-V-pres"]
+    assert by_label(rec) == {"Correct": ("La zia scongela la minestra.", "CORRECT"),
+                             "I-INT": ("La zia si scongela.", "GRAMMAR"),  # was SEQUENCE
+                             "R-TRANS": ("La minestra scongela la zia.", "GRAMMAR")}
 
 
 def test_german_case_t2i_type_i_instance():
@@ -80,55 +70,107 @@ def test_german_case_t2i_type_i_instance():
     assert rec["context_patterns"] == [
         "NP-Agent.NOM V-past NP-Patient.ACC", "NP-Agent.NOM REL.NOM NP-Patient.ACC V-past",
         "NP-Patient.ACC REL.ACC NP-Agent.NOM V-past", "NP-Patient.NOM REL.NOM V-past"]
-    assert gold(rec) == "Der Kohl erweichte."
     assert by_label(rec) == {"Correct": ("Der Kohl erweichte.", "CORRECT"),
                              "I-INT": ("Der Camper erweichte.", "GRAMMAR"),
-                             "R-TRANS": ("Den Kohl erweichte der Camper.", "SEQUENCE")}
+                             "OVS": ("Den Kohl erweichte der Camper.", "SEQUENCE")}  # was labelled R-TRANS
 
 
-def test_german_mix_i2t_type_i_instance():
-    rec = first_test_record("cosplus_demix_i2t_typeI")
-    assert rec["template"] == "I2T"
-    assert rec["context"] == ["Der Sherry reifte.", "Der Sherry, der reifte.", "Den Sherry, den der Wirt reifte.",
-                              "Der Wirt, der den Sherry reifte."]
-    assert gold(rec) == "Der Wirt reifte den Sherry."
-    assert rec["answer_patterns"][rec["label"]] == "NP-Agent.NOM V-past NP-Patient.ACC"
-    assert by_label(rec) == {"Correct": ("Der Wirt reifte den Sherry.", "CORRECT"),
-                             "I-INT": ("Der Wirt reifte.", "SEQUENCE"),
-                             "R-TRANS": ("Der Sherry reifte den Wirt.", "GRAMMAR")}
+def test_german_mix_i2t_type_iii_instance():
+    rec = first_test_record("cosplus_demix_i2t_typeIII")
+    assert rec["context"] == ["Der Chiasamen quoll.", "Das Brot, das zerbröckelte.",
+                              "Das Gemüse, das der Hotelier zerkochte.", "Der Gastgeber, der den Sherry reifte."]
+    assert by_label(rec) == {"Correct": ("Der Konditor vergor den Cidre.", "CORRECT"),
+                             "I-INT": ("Der Konditor vergor.", "GRAMMAR"),
+                             "R-TRANS": ("Der Cidre vergor den Konditor.", "GRAMMAR")}
 
 
 def test_figure_10_case_alternation():
-    """000 Fig. 10 (Chef -> Koch): the patient is accusative in SVO, SagR and OR (head and
-    pronoun), nominative in SpaR and in the gold answer; R-TRANS is OVS with the cases kept."""
-    gen_ = registry.generator("cosplus", "de-case")
-    template = gen_.template["templates"]["t2i"]
-    steps = rules.sequence(template, "present")
-    mat = Material("schmelzen", "Koch", "Käse")
-    sentences = [gen_.realiser(mat, s).text for s in steps]
-    assert sentences == ["Der Koch schmilzt den Käse.", "Der Koch, der den Käse schmilzt.",
-                         "Den Käse, den der Koch schmilzt.", "Der Käse, der schmilzt.", "Der Käse schmilzt."]
-    answers = {label: gen_.realiser(mat, s).text
-               for s, label, _ in rules.paper_answers(steps[-1], template["candidates"], True)}
-    assert answers == {"Correct": "Der Käse schmilzt.", "I-INT": "Der Koch schmilzt.",
-                       "R-TRANS": "Den Käse schmilzt der Koch."}
+    """000 Fig. 10 (Chef -> Koch): accusative patient in SVO, SagR and OR (head and pronoun),
+    nominative in SpaR and in the gold; the Pa V Ag candidate is OVS with the cases kept."""
+    generator = registry.generator("cosplus", "de-case")
+    matrix = generator.matrix(ConfigSpec("cosplus", "de-case", "I", "t2i"), ("present", "schmelzen", "Koch", "Käse"))
+    assert [s.text for s in generator.context(matrix)] == [
+        "Der Koch schmilzt den Käse.", "Der Koch, der den Käse schmilzt.", "Den Käse, den der Koch schmilzt.",
+        "Der Käse, der schmilzt."]
+    assert answer_set("de-case", "t2i", "schmelzen", "Koch", "Käse") == {
+        "Correct": ("Der Käse schmilzt.", "CORRECT"), "I-INT": ("Der Koch schmilzt.", "GRAMMAR"),
+        "OVS": ("Den Käse schmilzt der Koch.", "SEQUENCE")}
+
+
+# --- one class per kind of sentence, decided by its words (the issue's defects) --------------
+
+@pytest.mark.parametrize("variant", ["t2i", "i2t"])
+def test_agent_intransitive_has_one_class_in_both_templates(variant):
+    """I-INT was GRAMMAR in T2I and SEQUENCE in I2T for every verb; now the verb decides."""
+    assert answer_set("en", variant, "melt", "chef", "butter")["I-INT"] == ("The chef melts.", "GRAMMAR")
+    assert answer_set("en", variant, "burn", "chef", "toast")["I-INT"] == ("The chef burns.", "SEQUENCE")
+    assert answer_set("it", variant, "raffreddare", "cuoco", "brodo", "past")["I-INT"] == \
+        ("Il cuoco si raffreddò.", "SEQUENCE")
+    assert answer_set("it", variant, "sciogliere", "cuoco", "burro")["I-INT"] == ("Il cuoco si scioglie.", "GRAMMAR")
+    assert answer_set("de-mix", variant, "reifen", "Junge", "Käse", "past")["I-INT"] == \
+        ("Der Junge reifte.", "SEQUENCE")
+    assert answer_set("de-mix", variant, "schmelzen", "Koch", "Käse")["I-INT"] == ("Der Koch schmilzt.", "GRAMMAR")
 
 
 @pytest.mark.parametrize("variant", ["t2i", "i2t"])
-def test_decase_patient_alternates_accusative_nominative(variant):
-    """Over every instance of a small config, the patient's article follows Fig. 10's cases."""
-    expected = {"t2i": ["den", "den", "Den", "Der"], "i2t": ["Der", "Der", "Den", "den"]}[variant]
-    lex = lexicon.load("de", ("m",))
-    for split in gen(f"cosplus_decase_{variant}_typeI").values():
-        for rec in split.records:
-            patient = rec["context_chunks"][2][0].split()[1]  # OR: head is the patient
-            assert lex.patients[patient]["gender"] == "m"
-            articles = [next(c.split()[0] for c, tok in zip(chunks, pattern.split()) if tok.startswith("NP-Patient"))
-                        for chunks, pattern in zip(rec["context_chunks"], rec["context_patterns"])]
-            assert articles == expected
-            gold_article = gold(rec).split()[0] if variant == "t2i" else gold(rec).split()[-2]
-            assert gold_article == ("Der" if variant == "t2i" else "den")
+def test_role_reversal_has_one_class_in_both_templates(variant):
+    """R-TRANS was SEQUENCE in T2I and GRAMMAR in I2T; now the patient (a causer?) decides."""
+    assert answer_set("en", variant, "melt", "chef", "butter")["R-TRANS"] == ("The butter melts the chef.", "GRAMMAR")
+    assert answer_set("en", variant, "warm", "teenager", "stew", "past")["R-TRANS"] == \
+        ("The stew warmed the teenager.", "SEQUENCE")
+    assert answer_set("en", variant, "warm", "teenager", "bread", "past")["R-TRANS"] == \
+        ("The bread warmed the teenager.", "GRAMMAR")
+    assert answer_set("it", variant, "riscaldare", "marinaio", "brodo", "past")["R-TRANS"] == \
+        ("Il brodo riscaldò il marinaio.", "SEQUENCE")
 
+
+def test_german_pa_v_ag_keeps_roles_in_t2i_and_reverses_them_in_i2t():
+    """T2I: OVS with the cases kept (Fig. 10), a well-formed transitive; I2T: the roles reversed,
+    GRAMMAR where case shows it, SEQUENCE where neither noun shows its case (it reads as OVS)."""
+    assert answer_set("de-case", "i2t", "schmelzen", "Koch", "Käse")["R-TRANS"] == \
+        ("Der Käse schmilzt den Koch.", "GRAMMAR")
+    assert answer_set("de-mix", "i2t", "schmelzen", "Köchin", "Butter")["R-TRANS"] == \
+        ("Die Butter schmilzt die Köchin.", "SEQUENCE")  # was GRAMMAR
+    assert answer_set("de-mix", "i2t", "schmelzen", "Koch", "Butter")["R-TRANS"] == \
+        ("Die Butter schmilzt den Koch.", "GRAMMAR")
+    assert answer_set("de-mix", "t2i", "schmelzen", "Köchin", "Käse")["OVS"] == \
+        ("Den Käse schmilzt die Köchin.", "SEQUENCE")
+    assert answer_set("de-mix", "t2i", "schmelzen", "Koch", "Butter")["OVS"] == \
+        ("Die Butter schmilzt der Koch.", "SEQUENCE")
+
+
+def _lexicon_truth(language):
+    """Per verb: (person_intransitive?, causers), read from the YAML here, not via lexicon.py."""
+    raw = yaml.safe_load((lexicon.HERE / "lexicons" / f"{language}.yaml").read_text(encoding="utf-8"))
+    genders = {n["sg"]: n["gender"] for n in raw["agents"] + raw["patients"] if isinstance(n, dict)}
+    genders.update({n["acc_sg"]: n["gender"] for n in raw["agents"] + raw["patients"]
+                    if isinstance(n, dict) and "acc_sg" in n})
+    return {v["lemma"]: ("person_intransitive" in v, set(v.get("person_causers", []))) for v in raw["verbs"]}, genders
+
+
+@pytest.mark.parametrize("name", ["cosplus_en_t2i_typeI", "cosplus_it_i2t_typeIII", "cosplus_demix_i2t_typeI",
+                                  "cosplus_decase_t2i_typeIII"])
+def test_every_candidate_class_follows_the_lexicon(name):
+    """Every I-INT / R-TRANS / OVS of a config has the class its words give it, in either template."""
+    language = "de" if "_de" in name else name.split("_")[1]
+    verbs, genders = _lexicon_truth(language)
+    for rec in gen(name, 300)["train"].records:
+        intransitive, causers = verbs[rec["lemma"]]
+        for text, label, cls, pattern in zip(rec["answers"], rec["answer_labels"], rec["answer_error_classes"],
+                                             rec["answer_patterns"]):
+            words = text.rstrip(".").split()
+            if label == "I-INT":
+                assert cls == ("SEQUENCE" if intransitive else "GRAMMAR"), text
+            elif label == "OVS":
+                assert language == "de" and pattern.startswith("NP-Patient.ACC") and cls == "SEQUENCE", text
+            elif label == "R-TRANS":
+                assert pattern.split()[0].startswith("NP-Patient") and not pattern.endswith("NOM"), text
+                hidden = language == "de" and genders[words[1]] != "m" and genders[words[-1]] != "m"
+                causer = any(f" {c} " in f" {' '.join(words[:len(c.split()) + 1])} " for c in causers)
+                assert cls == ("SEQUENCE" if hidden or causer else "GRAMMAR"), text
+
+
+# --- German agreement and word order ----------------------------------------------------------
 
 def _noun_entry(lex, form):
     for pool in (lex.agents, lex.patients):
@@ -139,33 +181,34 @@ def _noun_entry(lex, form):
 
 
 @pytest.mark.parametrize("name", ["cosplus_demix_t2i_typeI", "cosplus_demix_i2t_typeIII_balanced",
-                                  "cosplus_decase_i2t_typeIII"])
+                                  "cosplus_decase_i2t_typeIII", "cosplus_decase_t2i_typeI_balanced"])
 def test_every_german_article_and_relative_pronoun_agrees(name):
-    """Gender from the noun's lexicon entry, case from the pattern: article, noun form (weak
-    masculines) and relative pronoun must all agree, in every context sentence and candidate."""
+    """Gender from the noun's entry, case from the pattern: article, noun form (weak masculines)
+    and relative pronoun agree in every context sentence and candidate; verbs of relatives are final;
+    de-case has masculine nouns only, so every noun phrase shows its case."""
     lex = lexicon.load("de")
     checked = 0
     for split in gen(name).values():
         for rec in split.records:
-            sentences = list(zip(rec["context_chunks"], rec["context_patterns"]))
-            sentences += [(None, p) for p in rec["answer_patterns"]]
-            texts = rec["context"] + rec["answers"]
-            for (chunks, pattern), text in zip(sentences, texts):
-                if chunks is None:  # candidates: main clauses, one word per NP head
-                    words = text.rstrip(".").split()
-                    chunks, i = [], 0
-                    for tok in pattern.split():
-                        chunks.append(" ".join(words[i:i + 2]) if tok.startswith("NP") else words[i])
-                        i += 2 if tok.startswith("NP") else 1
-                head = None
-                for chunk, tok in zip(chunks, pattern.split()):
+            sentences = list(zip(rec["context_chunks"], rec["context_patterns"], rec["context"]))
+            for text, pattern in zip(rec["answers"], rec["answer_patterns"]):  # main clauses: NP = 2 words
+                words, chunks = text.rstrip(".").split(), []
+                for tok in pattern.split():
+                    chunks.append(" ".join(words[:2]) if tok.startswith("NP") else words[0])
+                    words = words[2:] if tok.startswith("NP") else words[1:]
+                sentences.append((chunks, pattern, text))
+            for chunks, pattern, text in sentences:
+                tokens, head = pattern.split(), None
+                if "REL" in pattern:
+                    assert tokens[-1].startswith("V-") and ", " in text, text
+                for chunk, tok in zip(chunks, tokens):
                     case = tok.rsplit(".", 1)[-1] if "." in tok else None
                     if tok.startswith("NP"):
                         art, form = chunk.split()
                         entry = _noun_entry(lex, form)
                         assert art.lower() == ARTICLE[(entry["gender"], case)], (text, chunk)
-                        weak_acc = case == "ACC" and "acc_sg" in entry
-                        assert form == (entry["acc_sg"] if weak_acc else entry["sg"]), (text, chunk)
+                        assert form == (entry["acc_sg"] if case == "ACC" and "acc_sg" in entry else entry["sg"]), text
+                        assert "decase" not in name or entry["gender"] == "m", text
                         head = head or entry
                     elif tok.startswith("REL"):
                         assert chunk == ARTICLE[(head["gender"], case)], (text, chunk)
@@ -173,102 +216,69 @@ def test_every_german_article_and_relative_pronoun_agrees(name):
     assert checked > 0
 
 
-def test_weak_masculine_takes_its_accusative():
-    lex = lexicon.load("de", ("m",))
-    realiser = Realiser(lex)
-    rtrans = rules.Step("main", "patient", "agent", "present")  # I2T R-TRANS: roles reversed
-    assert realiser(Material("schmelzen", "Student", "Käse"), rtrans).text == "Der Käse schmilzt den Studenten."
+def test_weak_masculines_and_strong_intransitives():
+    realiser = Realiser(lexicon.load("de"))
+    reversed_ = rules.Step("main", "patient", "agent", "present")
+    assert realiser(Material("schmelzen", "Student", "Käse"), reversed_).text == "Der Käse schmilzt den Studenten."
     assert realiser(Material("schmoren", "Koch", "Hase"), rules.Step("main", "agent", "patient", "past")).text == \
         "Der Koch schmorte den Hasen."
-
-
-def test_german_morphology_module():
-    from builders.morphology import de
-
-    koch, butter, eis = {"gender": "m", "sg": "Koch", "pl": "Köche"}, {"gender": "f", "sg": "Butter"}, \
-        {"gender": "n", "sg": "Eis"}
-    student = {"gender": "m", "sg": "Student", "acc_sg": "Studenten", "pl": "Studenten"}
-    assert [de.definite(koch, "sg", c) for c in ("nom", "acc", "dat")] == ["der Koch", "den Koch", "dem Koch"]
-    assert [de.definite(butter, "sg", c) for c in ("nom", "acc", "dat")] == ["die Butter", "die Butter", "der Butter"]
-    assert de.definite(eis, "sg", "acc") == "das Eis" and de.definite(koch, "pl", "dat") == "den Köchen"
-    assert de.definite(student, "sg", "acc") == "den Studenten" and de.definite(student, "sg", "dat") == "dem Studenten"
-    assert [de.relative_pronoun(n, "sg", "acc") for n in (koch, butter, eis)] == ["den", "die", "das"]
-    assert de.relative_pronoun(koch, "pl", "dat") == "denen" and de.relative_pronoun(butter, "sg", "gen") == "deren"
-    assert de.prep_phrase("von", koch, "sg") == "vom Koch" and de.prep_phrase("für", eis, "sg") == "für das Eis"
-    assert de.finalize("der Topf, in dem") == "der Topf, in dem"  # relative pronouns never contract
-    with pytest.raises(KeyError, match="needs a 'gen_sg' form"):
-        de.genitive(koch, "sg")
-    with pytest.raises(ValueError, match="case must be one of"):
-        de.definite(koch, "sg", "abl")
-
-
-def test_german_intransitive_forms_can_differ():
-    realiser = Realiser(lexicon.load("de"))
+    ovs = rules.Step("main", "agent", "patient", "present", fronted_object=True)
+    assert realiser(Material("schmoren", "Student", "Hase"), ovs).text == "Den Hasen schmort der Student."
     mat = Material("quellen", "Koch", "Reis")
     assert realiser(mat, rules.Step("main", "agent", "patient", "present")).text == "Der Koch quellt den Reis."
     assert realiser(mat, rules.Step("main", "patient", None, "past")).text == "Der Reis quoll."
 
 
-# --- configs: validator, splits, sizes, balanced twins ------------------------------------------
-
-def test_every_config_validates_at_small_size():
-    for name in CONFIGS:
-        spec = registry.get_spec(name)
-        out = gen(name)
-        for split, o in out.items():
-            assert not o.rejected, (name, split, dict(o.rejected))
-            report = validate_rows(o.records, spec)
-            assert not any(report["failures"].values()), (name, split, report["failures"])
-        train = {r["lemma"] for r in out["train"].records}
-        test = {r["lemma"] for r in out["test"].records}
-        assert test and not train & test, name
+def test_object_first_needs_case():
+    with pytest.raises(ValueError, match="needs case"):
+        Realiser(lexicon.load("en"))(Material("melt", "chef", "butter"),
+                                     rules.Step("main", "agent", "patient", "present", fronted_object=True))
 
 
-def test_generation_is_deterministic_and_the_twin_shares_contexts():
-    a, b = gen("cosplus_it_i2t_typeIII"), gen("cosplus_it_i2t_typeIII")
-    assert a["train"].records == b["train"].records
-    twin = gen("cosplus_it_i2t_typeIII_balanced")
-    assert [r["context"] for r in a["test"].records] == [r["context"] for r in twin["test"].records]
-    assert {len(r["answers"]) for r in a["test"].records} == {3}
-    assert {len(r["answers"]) for r in twin["test"].records} == {4}
+def test_german_noun_phrases_show_case_only_for_masculines():
+    from builders.morphology import de
+
+    assert de.shows_case({"gender": "m", "sg": "Koch"})
+    assert not de.shows_case({"gender": "f", "sg": "Butter"}) and not de.shows_case({"gender": "n", "sg": "Eis"})
+    assert de.shows_case({"gender": "m", "sg": "Koch"}, cases=("acc", "dat"))
 
 
-def test_default_size_is_the_papers():
-    out = generate(registry.get_spec("cosplus_en_i2t_typeIII"), Options(), progress=False)
-    assert (len(out["train"].records), len(out["test"].records)) == (1600, 400)
+# --- balanced answer sets -------------------------------------------------------------------------
+
+def test_balanced_set_keeps_only_ungrammatical_role_errors():
+    """The tense crossed with the GRAMMAR role candidate; where the role candidate is well-formed
+    (The chef burns) it is left out, so the well-formed candidates differ in tense only."""
+    assert answer_set("en", "t2i", "melt", "chef", "butter", balanced=True) == {
+        "Correct": ("The butter melts.", "CORRECT"), "TENSE": ("The butter melted.", "SEQUENCE"),
+        "I-INT": ("The chef melts.", "GRAMMAR"), "I-INT+TENSE": ("The chef melted.", "GRAMMAR")}
+    assert answer_set("en", "t2i", "burn", "chef", "toast", balanced=True) == {
+        "Correct": ("The toast burns.", "CORRECT"), "TENSE": ("The toast burned.", "SEQUENCE")}
+    assert set(answer_set("de-mix", "i2t", "schmelzen", "Köchin", "Butter", balanced=True)) == {"Correct", "TENSE"}
 
 
-def test_impossible_size_is_a_clear_error():
-    with pytest.raises(ImpossibleSize, match="combinatorics allow only"):
-        gen("cosplus_en_t2i_typeI", Options(size=1_000_000))
+def test_tense_candidate_is_never_a_continuation():
+    """Every context is in one tense, so a TENSE candidate's pattern is never the next step."""
+    for name in ("cosplus_it_t2i_typeIII_balanced", "cosplus_decase_i2t_typeI_balanced"):
+        generator = registry.generator("cosplus", registry.get_spec(name).language)
+        for rec in gen(name)["test"].records:
+            allowed = generator.next_patterns(registry.get_spec(name), rec["template"], rec["context_patterns"])
+            tense = "V-pres" if "V-pres" in rec["context_patterns"][0] else "V-past"
+            assert all(tense in p for p in rec["context_patterns"])
+            for label, pattern in zip(rec["answer_labels"], rec["answer_patterns"]):
+                assert (pattern in allowed) == (label == "Correct")
+                assert ("TENSE" in label) == (tense not in pattern)
 
 
-def test_balanced_answer_set_crosses_tense_and_role():
-    rec = first_test_record("cosplus_en_t2i_typeI_balanced")
-    labels = dict(zip(rec["answer_labels"], rec["answer_error_classes"]))
-    assert labels == {"Correct": "CORRECT", "TENSE": "SEQUENCE", "I-INT": "GRAMMAR", "I-INT+TENSE": "GRAMMAR"}
-    assert set(rec["answers"]) == {"The corn boils.", "The corn boiled.", "The son boils.", "The son boiled."}
-    rec = first_test_record("cosplus_decase_i2t_typeI_balanced")
-    assert set(rec["answer_labels"]) == {"Correct", "TENSE", "R-TRANS", "R-TRANS+TENSE"}
-
-
-@pytest.mark.parametrize("name", ["cosplus_en_t2i_typeIII_balanced", "cosplus_it_i2t_typeI_balanced",
-                                  "cosplus_decase_t2i_typeI_balanced", "cosplus_demix_i2t_typeIII_balanced"])
+@pytest.mark.parametrize("name", ["cosplus_en_t2i_typeI_balanced", "cosplus_demix_i2t_typeIII_balanced"])
 def test_balanced_audit_is_at_chance(name):
-    out = gen(name, Options(size=1000))
-    report = audit_rows(out["train"].records, out["test"].records, "de" if "_de" in name else name.split("_")[1])
+    out = gen(name, 600)
+    report = audit_rows(out["train"].records, out["test"].records, name.split("_")[1][:2])
     assert report["chance_wellformed"] == 0.5
     for baseline, res in report["baselines"].items():
         assert not res["above_chance"], (baseline, res)
 
 
-def test_paper_answer_set_is_answer_only_solvable_as_the_audit_reports():
-    out = gen("cosplus_en_t2i_typeI", Options(size=600))
-    report = audit_rows(out["train"].records, out["test"].records, "en")
-    assert report["baselines"]["classifier"]["accuracy"] > 0.8  # gold structure is fixed per config
-
-
-# --- lexicon errors ---------------------------------------------------------------------------
+# --- lexicon and template errors ----------------------------------------------------------------
 
 def _raw(language):
     return yaml.safe_load((lexicon.HERE / "lexicons" / f"{language}.yaml").read_text(encoding="utf-8"))
@@ -281,48 +291,76 @@ def _parse(tmp_path, data, language="en"):
     return lexicon.parse(load_yaml(path), path), path
 
 
-def test_unknown_patient_names_file_line_and_verb(tmp_path):
+def _verb(data, lemma):
+    return next(v for v in data["verbs"] if v["lemma"] == lemma)
+
+
+def test_causer_that_is_not_a_patient_names_file_and_line(tmp_path):
     data = _raw("en")
-    data["verbs"][2]["patients"][0] = "flibbertigibbet"
+    _verb(data, "warm")["person_causers"] = ["soup", "gazpacho"]
     with pytest.raises(LexiconError) as err:
         _parse(tmp_path, data)
-    message = str(err.value)
-    assert "en.yaml:" in message and "verb 'defrost'" in message and "'flibbertigibbet'" in message
+    assert "en.yaml:" in str(err.value) and "verb 'warm'" in str(err.value) and "'gazpacho'" in str(err.value)
     assert err.value.line > 1
 
 
-def test_invisible_tense_and_missing_gender_are_rejected(tmp_path):
+def test_misspelled_or_empty_fact_is_an_error(tmp_path):
+    data = _raw("en")
+    _verb(data, "melt")["person_causer"] = ["butter"]
+    with pytest.raises(LexiconError, match="unknown field.*person_causer"):
+        _parse(tmp_path, data)
+    data = _raw("it")
+    _verb(data, "sciogliere")["person_intransitive"] = " "
+    with pytest.raises(LexiconError, match="'person_intransitive' is empty"):
+        _parse(tmp_path, data, "it")
+
+
+def test_facts_are_loaded_and_kept_by_the_gender_restriction():
+    assert lexicon.load("en").verbs["warm"].person_causers >= {"stew", "soup"}
+    assert lexicon.load("en").verbs["melt"].person_intransitive is None
+    assert lexicon.load("de", ("m",)).verbs["reifen"].person_intransitive
+
+
+def test_unknown_patient_and_invisible_tense_are_rejected(tmp_path):
+    data = _raw("en")
+    data["verbs"][2]["patients"][0] = "flibbertigibbet"
+    with pytest.raises(LexiconError, match="verb 'defrost'.*'flibbertigibbet'"):
+        _parse(tmp_path, data)
     data = _raw("en")
     data["verbs"][0]["past"] = data["verbs"][0]["present"]
     with pytest.raises(LexiconError, match="the tense would be invisible"):
         _parse(tmp_path, data)
-    data = _raw("it")
-    del data["patients"][3]["gender"]
-    with pytest.raises(LexiconError, match="missing field 'gender'"):
-        _parse(tmp_path, data, "it")
 
 
 def test_de_case_needs_enough_masculine_patients(tmp_path):
     data = _raw("de")
-    lex_raw = {p["sg"]: p for p in data["patients"]}
+    genders = {p["sg"]: p["gender"] for p in data["patients"]}
     verb = data["verbs"][0]
-    verb["patients"] = [p for p in verb["patients"] if lex_raw[p]["gender"] != "m"] + \
-        [p for p in verb["patients"] if lex_raw[p]["gender"] == "m"][:5]
+    verb["patients"] = [p for p in verb["patients"] if genders[p] != "m"] + \
+        [p for p in verb["patients"] if genders[p] == "m"][:5]
     lex, path = _parse(tmp_path, data, "de")
     with pytest.raises(LexiconError, match="needs at least 20 m patients, has 5"):
         lexicon.check_variant(lex, ("m",), path)
 
 
-def test_agent_that_is_also_a_patient_is_rejected(tmp_path):
-    data = _raw("en")
-    data["agents"].append("butter")
-    with pytest.raises(LexiconError, match="butter is both an agent and a patient"):
-        _parse(tmp_path, data)
+def test_template_declares_answers_per_template(tmp_path):
+    text = CosPlusGenerator.template_path().read_text(encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(text + "answers: {paper: [tense]}\n", encoding="utf-8")
+    with pytest.raises(LexiconError, match="declared per template"):
+        load(tmp_path / "t.yaml", CosPlusGenerator.template_model)
+    (tmp_path / "p.yaml").write_text(text.replace("{agent_subject: {only: GRAMMAR}}", "{agent_subject: {only: GRAMER}}"),
+                                     encoding="utf-8")
+    with pytest.raises(LexiconError, match="templates.t2i.answers.balanced.factors.0: rule 'agent_subject' takes"):
+        load(tmp_path / "p.yaml", CosPlusGenerator.template_model)
+    from builders.template import check_rules
+
+    (tmp_path / "u.yaml").write_text(text.replace("- agent_subject ", "- agent_subjekt ", 1), encoding="utf-8")
+    template = load(tmp_path / "u.yaml", CosPlusGenerator.template_model)
+    with pytest.raises(LexiconError, match=r"u.yaml:\d+: templates.t2i.answers.paper.0.*unknown rule 'agent_subjekt'"):
+        check_rules(template, CosPlusGenerator.rules.rules, tmp_path / "u.yaml")
 
 
-def test_unknown_german_variant_is_a_clear_error():
-    from builders.cosplus import CosPlusGenerator
-
+def test_languages_and_unknown_german_variant():
+    assert CosPlusGenerator.languages() == ["de-case", "de-mix", "en", "it"]
     with pytest.raises(LexiconError, match="no variant 'xx'"):
         CosPlusGenerator("de-xx")
-    assert CosPlusGenerator.languages() == ["de-case", "de-mix", "en", "it"]
