@@ -60,18 +60,18 @@ def test_synthetic_fixed_seed_instance_exact_forms():
 
 def test_natural_fixed_seed_instance_exact_sentences():
     rec = gen("caush_he_natural_typeIII", **NATURAL)["test"].records[0]
-    assert rec["template"] == "natural-HUFAL" and rec["lemma"] == "הוחזר"
+    assert rec["template"] == "natural-HUFAL" and rec["lemma"] == "הוקלט"
     assert rec["context"] == [
-        "מיכל למדה רפואה שש שנים.", "הגנבים גנבו מכונית חדשה.",   # PAAL
-        "שלושה חיילים נפצעו קשה.", "הארמון נבנה על גבעה.",        # NIFAL
-        "המתיישבים הקימו כפר.", "הדוור הביא חבילה.",              # HIFIL
-        "האלבום הוקלט בלונדון.",                                  # HUFAL
+        "הגנבים גנבו מכונית חדשה.", "הפועלים בנו גשר מעל הנהר.",   # PAAL
+        "הארמון נבנה על גבעה.", "שלושה חיילים נפצעו קשה.",        # NIFAL
+        "הדוור הביא חבילה.", "העד הזכיר פרט חשוב.",              # HIFIL
+        "מצב חירום הוכרז.",                                       # HUFAL
     ]
-    assert rec["context_chunks"][3] == ["הארמון", "נבנה", "על גבעה."]
+    assert rec["context_chunks"][3] == ["שלושה חיילים", "נפצעו", "קשה."]
     assert dict(zip(rec["answer_labels"], rec["answers"])) == {
-        "Correct": "הכסף הוחזר תוך עשרה ימים.", "PAAL": "המשפחה עזבה את העיר.",
+        "Correct": "האלבום הוקלט בלונדון.", "PAAL": "המשפחה עזבה את העיר.",
         "NIFAL": "התכשיטים היקרים נגנבו.", "HIFIL": "הנהג הכניס את המזוודות."}
-    assert rec["answers"][rec["label"]] == "הכסף הוחזר תוך עשרה ימים."
+    assert rec["answers"][rec["label"]] == "האלבום הוקלט בלונדון."
 
 
 @pytest.mark.parametrize("name,kw", [("caush_he_synthetic_typeIII", {"size": 400}),

@@ -251,14 +251,26 @@ def _clause_verb(token: dict, words: dict[int, dict], seen: frozenset = frozense
     return None
 
 
+def _parenthetical(token: dict, words: dict[int, dict]) -> bool:
+    """Inside a parataxis (…, אמר ביאליק, …): a reporting aside, not the sentence's own verb."""
+    seen = set()
+    while token["head"] and token["id"] not in seen:
+        if token["deprel"].split(":")[0] == "parataxis":
+            return True
+        seen.add(token["id"])
+        token = words[token["head"]]
+    return False
+
+
 def main_predicate(words: dict[int, dict]) -> tuple[dict | None, str | None]:
     """(the binyan-marked main predicate, None), or (None, the reason there is none).
 
     1. The clause verb of the root (``_clause_verb``): the root itself, or the verb complement of
        a modal, existential or non-verbal root (אפשר כבר להכין …, paper Fig. 13).
     2. Else the clause verb of the root's first verbal ``conj`` (a nominal first conjunct).
-    3. Else, when the main clause has no verb at all, the sentence's binyan-marked verbs if they
-       share one binyan (Fig. 13 takes such a verb: "על קיר זה פסיפס שנוצר בשנת 1990").
+    3. Else, when the main clause has no verb at all, the sentence's binyan-marked verbs (asides
+       in a parataxis left out) if they share one binyan: Fig. 13 takes such a verb ("על קיר זה
+       פסיפס שנוצר בשנת 1990", a relative clause in a verbless clause).
     """
     root = next(t for t in words.values() if t["head"] == 0)
     if root["upos"] == "VERB" and not _is_lexical_verb(root) and not _is_modal(root):
@@ -268,7 +280,7 @@ def main_predicate(words: dict[int, dict]) -> tuple[dict | None, str | None]:
         verb = _clause_verb(head, words)
         if verb is not None:
             return verb, None
-    verbs = [t for _, t in sorted(words.items()) if _is_lexical_verb(t)]
+    verbs = [t for _, t in sorted(words.items()) if _is_lexical_verb(t) and not _parenthetical(t, words)]
     if len({_feats(v)["HebBinyan"] for v in verbs}) == 1:
         return verbs[0], None
     if verbs:

@@ -218,29 +218,50 @@ class CausHGenerator(Generator):
         return f"{len(pools)} roots"
 
     def _draw_natural(self, target: str, pools: dict[str, list], rng: random.Random) -> Hashable | None:
-        """One instance of column ``target``: slots of the rarest binyan are filled first, trying
-        every sentence of a small pool, so a rare binyan (HUFAL) limits nothing but itself.
-        No content lemma is shared by two of the eleven sentences, and no validator stem by two
-        context sentences (the validator checks the context)."""
-        binyans = self.columns[target] + rules.answer_binyanim(target, self.binyanim)
-        order = sorted(range(len(binyans)), key=lambda i: (len(pools[binyans[i]]), rng.random()))
+        """One instance of column ``target``, or None when the draw fails.
+
+        The four candidates come first, drawn the same way whatever the column, and are kept only
+        when a context can be built around them for every column: an answer set then says nothing
+        of which candidate is gold (no answer-only baseline above chance). No content lemma is
+        shared by two of the eleven sentences, nor a validator stem by two context sentences."""
+        answers = self._fill(self.binyanim, False, pools, rng, frozenset(), 0, 0)
+        if answers is None:
+            return None
+        answer_of = dict(zip(self.binyanim, answers[0]))
+        taken = frozenset(map(id, answers[0]))
+        context = None
+        for column, binyans in self.columns.items():
+            filled = self._fill(binyans, True, pools, rng, taken, answers[1], 0)
+            if filled is None:
+                return None
+            if column == target:
+                context = filled[0]
+        return target, tuple(context) + tuple(answer_of[b] for b in rules.answer_binyanim(target, self.binyanim))
+
+    @staticmethod
+    def _fill(binyans: Sequence[str], in_context: bool, pools: dict[str, list], rng: random.Random,
+              taken: frozenset[int], lemmas_used: int, stems_used: int) -> tuple[list, int, int] | None:
+        """A sentence per slot, the rarest binyan first (every sentence of a small pool is tried,
+        so a rare binyan limits nothing but itself); (sentences, lemma mask, stem mask) or None."""
+        slots = list(range(len(binyans)))
+        rng.shuffle(slots)
+        slots.sort(key=lambda i: len(pools[binyans[i]]))  # stable: ties stay in random order
         chosen: list = [None] * len(binyans)
-        lemmas_used = stems_used = 0
-        for slot in order:
-            in_context, pool = slot < self.context_size, pools[binyans[slot]]
-            picks = (rng.sample(pool, len(pool)) if len(pool) <= TRIES_PER_SLOT
-                     else (pool[rng.randrange(len(pool))] for _ in range(TRIES_PER_SLOT)))
-            for sentence, lemma_mask, stem_mask in picks:
-                if not lemma_mask & lemmas_used and not (in_context and stem_mask & stems_used) \
-                        and all(sentence is not other for other in chosen):
-                    chosen[slot] = sentence
-                    lemmas_used |= lemma_mask
-                    if in_context:
-                        stems_used |= stem_mask
-                    break
+        ids = set(taken)
+        for slot in slots:
+            pool = pools[binyans[slot]]
+            for sentence, lemma_mask, stem_mask in _picks(pool, rng):
+                if lemma_mask & lemmas_used or (in_context and stem_mask & stems_used) or id(sentence) in ids:
+                    continue
+                chosen[slot] = sentence
+                ids.add(id(sentence))
+                lemmas_used |= lemma_mask
+                if in_context:
+                    stems_used |= stem_mask
+                break
             else:
                 return None
-        return target, tuple(chosen)
+        return chosen, lemmas_used, stems_used
 
     def _draw_synthetic(self, target: str, roots: list[str], rng: random.Random) -> Hashable | None:
         """Seven context roots and an answer root, all different, no content stem shared."""
@@ -293,3 +314,15 @@ class CausHGenerator(Generator):
 
     def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
         return rules.next_patterns(self.columns, context_patterns, self.pattern_template)
+
+
+def _picks(pool: list, rng: random.Random):
+    """Random picks from ``pool``; then, for a pool small enough, every member once (from a
+    random offset), so a slot of a rare binyan fails only when no sentence of it fits."""
+    size = len(pool)
+    for _ in range(min(TRIES_PER_SLOT, 2 * size)):
+        yield pool[rng.randrange(size)]
+    if size <= TRIES_PER_SLOT:
+        start = rng.randrange(size)
+        for k in range(size):
+            yield pool[(start + k) % size]
