@@ -7,11 +7,12 @@ import re
 import pytest
 
 from blm_datasets.audit import audit_rows
-from builders import registry
+from builders import registry, template
 from builders.base import ImpossibleSize
 from builders.generate import Options, generate
 from builders.lexicon import LexiconError
 from builders.sprayload import lexicon, verbs
+from builders.sprayload.generator import SprayLoadTemplate
 from builders.sprayload.realise import Material
 from lexicon_files import check_written, shipped_english
 
@@ -231,3 +232,16 @@ def test_roles_sharing_a_word_are_rejected(tmp_path, english):
     _verb(english, "sow")["agents"][2] = "the gardener"
     with pytest.raises(LexiconError, match="'the garden' \\(locations\\) shares the word stem 'gard'"):
         _check(tmp_path, english)
+
+
+def test_template_errors_name_file_and_line(tmp_path):
+    text = (lexicon.HERE / "template.yaml").read_text()
+    path = tmp_path / "template.yaml"
+    path.write_text(text.replace("[NP-Agent, Verb, NP-Loc, PP-Theme]      # the answer", "[NP-Agent, Verb, NP-Loc, PP-Thme]"))
+    with pytest.raises(LexiconError, match=r"template\.yaml:\d+: templates\.atlalt\.sequence: .*unknown slot 'PP-Thme'"):
+        template.load(path, SprayLoadTemplate)
+    path = tmp_path / "other" / "template.yaml"
+    path.parent.mkdir()
+    path.write_text(text.replace("  other_frames: 2", "  other_frames: 4"))
+    with pytest.raises(LexiconError, match=r"template\.yaml:\d+: .*other_frames is 4, but there are only 3 frames"):
+        template.load(path, SprayLoadTemplate)

@@ -8,7 +8,7 @@ import random
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from builders import morphology
 from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
@@ -52,6 +52,21 @@ class SprayLoadTemplate(Template):
     frames: tuple[Literal[verbs.FRAMES], ...] = Field(min_length=2)
     templates: dict[Literal["altatl", "atlalt"], SprayLoadSequence]
     balanced_set: BalancedSet
+
+    @field_validator("templates")
+    @classmethod
+    def _both_templates(cls, templates: dict) -> dict:
+        missing = {"altatl", "atlalt"} - set(templates)
+        if missing:
+            raise ValueError(f"missing template {', '.join(sorted(missing))} (config names use both)")
+        return templates
+
+    @model_validator(mode="after")
+    def _enough_frames(self) -> "SprayLoadTemplate":
+        if self.balanced_set.other_frames >= len(self.frames):
+            raise ValueError(f"balanced_set.other_frames is {self.balanced_set.other_frames}, but there are only "
+                             f"{len(self.frames) - 1} frames besides the gold's")
+        return self
 
 
 class SprayLoadGenerator(Generator):
