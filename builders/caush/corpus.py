@@ -236,12 +236,11 @@ def _children(words: dict[int, dict], head: int, relations: Sequence[str]) -> li
 
 
 def _clause_verb(token: dict, words: dict[int, dict], seen: frozenset = frozenset()) -> dict | None:
-    """The binyan-marked verb heading ``token``'s clause: itself if it is a lexical verb, else the
+    """The binyan-marked verb heading ``token``'s clause: itself if it is a lexical verb, else
+    (a modal, a verb without HebBinyan such as an impersonal אפשר, a non-verbal predicate) its
     first verb complement (xcomp/csubj; ccomp too under a modal), followed down the chain."""
     if _is_lexical_verb(token):
         return token
-    if token["upos"] == "VERB" and not _is_modal(token):
-        return None  # a full verb whose binyan is not annotated: its complement is not the predicate
     relations = MODAL_COMPLEMENTS if _is_modal(token) else COMPLEMENTS
     for child in _children(words, token["id"], relations):
         if child["upos"] in ("VERB", "AUX") and child["id"] not in seen:
@@ -273,13 +272,13 @@ def main_predicate(words: dict[int, dict]) -> tuple[dict | None, str | None]:
        פסיפס שנוצר בשנת 1990", a relative clause in a verbless clause).
     """
     root = next(t for t in words.values() if t["head"] == 0)
-    if root["upos"] == "VERB" and not _is_lexical_verb(root) and not _is_modal(root):
-        return None, "main verb lacks HebBinyan"
     heads = [root, *(t for t in _children(words, root["id"], ("conj",)) if t["upos"] in ("VERB", "AUX"))]
     for head in heads:
         verb = _clause_verb(head, words)
         if verb is not None:
             return verb, None
+    if root["upos"] == "VERB" and not _is_modal(root):
+        return None, "main verb lacks HebBinyan"
     verbs = [t for _, t in sorted(words.items()) if _is_lexical_verb(t) and not _parenthetical(t, words)]
     if len({_feats(v)["HebBinyan"] for v in verbs}) == 1:
         return verbs[0], None
