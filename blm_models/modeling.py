@@ -15,11 +15,12 @@ from transformers.utils import ModelOutput
 from .collator import SentenceBatcher
 from .configuration import BlmConfig
 from .encoders import load_encoder, load_tokenizer, pool, prepare_tokenizer, token_states
+from .errors import BlmError
 from .heads import build_head
 from .losses import CandidateScorer, MaxMarginLoss
 
 
-class CheckpointMismatchError(ValueError):
+class CheckpointMismatchError(BlmError, ValueError):
     """A checkpoint's weights do not fit the head or encoder the config asks for."""
 
 

@@ -1,10 +1,15 @@
-"""One training run, as `train.py` starts it: data -> sentence table -> model -> BlmTrainer -> metrics.json."""
+"""One training run, as `train.py` starts it: data -> sentence table -> model -> BlmTrainer -> metrics.json.
+
+`main` is the command line: an expected failure (bad flag, missing data, unusable checkpoint, diverging loss)
+is one line on stderr and exit status 2 (`BLM_DEBUG=1` shows the traceback); `run_training` raises instead.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import platform
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
@@ -14,11 +19,13 @@ import datasets
 import torch
 from accelerate import PartialState
 from transformers import PreTrainedTokenizerBase, TrainerCallback, TrainingArguments, set_seed
-from transformers.trainer_utils import get_last_checkpoint
+from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
 from hub_cards.model_card import push_checkpoint, write_model_card
 
+from .argument_checks import check_hidden_layer, resume_request
 from .arguments import DataArguments, EncoderArguments, HeadArguments, parse_arguments
+from .checkpoints import check_resume_compatible, choose_checkpoint
 from .collator import CachedEmbeddingCollator, TokenizingCollator
 from .data import (
     ERROR_CLASS_NAMES,
@@ -30,22 +37,50 @@ from .data import (
     load_splits,
     subsample,
 )
+from .console import QuietProgress, console, is_verbose, summary
 from .embedding_cache import EmbeddingCache, EncoderKey, SentenceEmbedder
 from .encoders import encoder_revision_id, load_encoder, resolve_encoder_name
+from .errors import BlmError, DataError, report_errors
 from .metrics import nest_metrics
 from .modeling import BlmModel
+from .run_folder import check_output_dir, discard_previous_run, set_aside_previous_run, write_atomically
 from .trainer import BlmTrainer, parameter_digest
 
 logger = logging.getLogger(__name__)
 METRICS_FILE = "metrics.json"
 
 
+def _data_flag(config: str | None, path: str | None) -> str:
+    """The flags that named some data, as the user gave them."""
+    parts = [f"--dataset_path {path}" if path else "", f"--dataset_config {config}" if config else ""]
+    return " ".join(part for part in parts if part) or "--dataset_config/--dataset_path"
+
+
+def load_checked_splits(config: str | None, path: str | None, flag_prefix: str = "") -> datasets.DatasetDict:
+    """`load_splits`, with any failure to load as a DataError naming the flags; empty train/test splits are errors."""
+    flag = _data_flag(config, path).replace("--", f"--{flag_prefix}")
+    try:
+        loaded = load_splits(config, path)
+    except BlmError:
+        raise
+    except (ValueError, OSError, KeyError) as error:  # the loader's own message says what is wrong
+        message = " ".join(str(error).split()) or type(error).__name__
+        raise DataError(f"{flag}: {message}") from error
+    except IndexError as error:  # datasets fails this way on a saved split with no rows (0 shards)
+        raise DataError(f"{flag}: cannot be loaded (IndexError: {error}); check that it holds 'train' and 'test' "
+                        "splits with rows, and save or generate it again") from error
+    for split in ("train", "test"):
+        if split in loaded and len(loaded[split]) == 0:
+            raise DataError(f"{flag}: the {split!r} split is empty; generate or export the data again")
+    return loaded
+
+
 def prepare_splits(data_args: DataArguments, seed: int) -> datasets.DatasetDict:
     """train (sampled), validation (carved from train) and test splits."""
-    loaded = load_splits(data_args.dataset_config, data_args.dataset_path)
+    loaded = load_checked_splits(data_args.dataset_config, data_args.dataset_path)
     test = loaded["test"]
     if data_args.test_dataset_config or data_args.test_dataset_path:
-        test = load_splits(data_args.test_dataset_config, data_args.test_dataset_path)["test"]
+        test = load_checked_splits(data_args.test_dataset_config, data_args.test_dataset_path, "test_")["test"]
     train, validation = sample_train_validation(loaded["train"], data_args, seed)
     return datasets.DatasetDict({"train": train, "validation": validation, "test": test})
 
@@ -58,20 +93,11 @@ def sample_train_validation(
     return carve_validation(train, data_args.validation_fraction, seed)
 
 
-def resolve_resume(training_args: TrainingArguments) -> str | None:
-    """The checkpoint to resume from: a path, or the last one in output_dir for `last`/`true`."""
-    value = training_args.resume_from_checkpoint
-    if value is None or str(value).lower() in ("false", "no", "none"):
-        return None
-    if str(value).lower() in ("last", "true", "yes", "1"):
-        found = get_last_checkpoint(training_args.output_dir) if Path(training_args.output_dir).is_dir() else None
-        if found is None:
-            raise FileNotFoundError(
-                f"--resume_from_checkpoint: no checkpoint-* folder in {training_args.output_dir}; "
-                "drop the flag to start afresh, or give a checkpoint path"
-            )
-        return found
-    return str(value)
+def resolve_resume(training_args: TrainingArguments, world_size: int = 1) -> str | None:
+    """The checkpoint to resume from, checked: a path, or the newest good one in output_dir for `last`/`true`
+    (incomplete or corrupt ones skipped with a notice); a CheckpointError when there is none."""
+    return choose_checkpoint(training_args.output_dir, resume_request(training_args), world_size,
+                             bool(getattr(training_args, "reset_optimizer_state", False)))
 
 
 def gather_parameter_digests(model: torch.nn.Module) -> list[str]:
@@ -146,6 +172,7 @@ def prepare_run(
     indexed = {name: index.index(split) for name, split in splits.items()}
 
     encoder, tokenizer = load_encoder(encoder_args.encoder, encoder_args.encoder_revision)
+    check_hidden_layer(encoder, encoder_args.hidden_layer)
     collator, cache_stats = build_collator(index.sentences, encoder, tokenizer, encoder_args, data_args, state,
                                            training_args.device)
     set_seed(training_args.seed)  # the head's initialisation does not depend on what ran before
@@ -172,23 +199,48 @@ def prepare_run(
         processing_class=tokenizer if encoder_args.train_encoder else None,
         callbacks=callbacks,
         encoder_learning_rate=encoder_args.encoder_learning_rate if encoder_args.train_encoder else None,
+        reset_optimizer_state=bool(getattr(training_args, "reset_optimizer_state", False)),
+        input_hint=(f"the embedding cache {cache_stats['cache_dir']}" if "cache_dir" in cache_stats
+                    else f"the data or the encoder {encoder_args.encoder}"),
     )
     return PreparedRun(trainer, tokenizer, model, indexed, index, label_names, context_length, cache_stats)
 
 
-def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None = None) -> dict:
-    """Train, select on validation, test, and write metrics.json; returns what it wrote."""
+def use_quiet_console(trainer: BlmTrainer, training_args: TrainingArguments) -> None:
+    """One progress bar instead of the Trainer's bars and log dictionaries (those only with --log_level info)."""
+    trainer.remove_callback(ProgressCallback)
+    trainer.remove_callback(PrinterCallback)
+    trainer.add_callback(QuietProgress(verbose=is_verbose(training_args)))
+
+
+def run_training(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None = None) -> dict:
+    """Train, select on validation, test, and write the card and metrics.json; returns what it wrote.
+    Expected failures raise a BlmError (`main` turns it into one line and exit status 2)."""
     data_args, encoder_args, head_args, training_args = parse_arguments(argv)
     # --push_to_hub uploads checkpoint + card in one commit at the end (hub_cards), not the
     # Trainer's per-save pushes
     push_to_hub, training_args.push_to_hub = training_args.push_to_hub, False
-    torch.set_flush_denormal(True)  # tiny gradients late in training otherwise slow CPU training several-fold
     state = PartialState()
+    with console(training_args, state.is_main_process):
+        return _train(data_args, encoder_args, head_args, training_args, state, callbacks, push_to_hub)
+
+
+def _train(data_args, encoder_args, head_args, training_args, state, callbacks, push_to_hub) -> dict:
+    output_dir = Path(training_args.output_dir)
+    check_output_dir(output_dir, training_args.overwrite_output_dir, resume_request(training_args))
+    checkpoint = resolve_resume(training_args, state.num_processes)
+    torch.set_flush_denormal(True)  # tiny gradients late in training otherwise slow CPU training several-fold
     set_seed(training_args.seed)
     splits = prepare_splits(data_args, training_args.seed)
     run = prepare_run(splits, data_args, encoder_args, head_args, training_args, state, callbacks)
     trainer, indexed, index = run.trainer, run.indexed, run.index
-    train_result = trainer.train(resume_from_checkpoint=resolve_resume(training_args))
+    use_quiet_console(trainer, training_args)
+    if checkpoint is not None:
+        check_resume_compatible(checkpoint, run.model.config, training_args.train_batch_size)
+    if training_args.overwrite_output_dir and state.is_main_process:
+        set_aside_previous_run(output_dir)  # only now: a failure before training leaves the folder as it was
+    state.wait_for_everyone()
+    train_result = trainer.train(resume_from_checkpoint=checkpoint)
     trainer.save_model(training_args.output_dir)
     if state.is_main_process:
         run.tokenizer.save_pretrained(training_args.output_dir)
@@ -215,13 +267,29 @@ def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None 
         "versions": versions(),
     }
     if state.is_main_process:
-        path = Path(training_args.output_dir) / METRICS_FILE
-        path.write_text(json.dumps(report, indent=2, default=str))
-        logger.info("test accuracy %.4f, written to %s", report["test"]["accuracy"], path)
         card = write_model_card(training_args.output_dir, report)
-        logger.info("model card written to %s", card)
+        # metrics.json is written last: its presence marks a finished run
+        path = write_atomically(output_dir / METRICS_FILE, json.dumps(report, indent=2, default=str))
+        discard_previous_run(output_dir)
+        print(summary(report, path, card), flush=True)
         if push_to_hub:
-            repo_id = training_args.hub_model_id or Path(training_args.output_dir).name
+            repo_id = training_args.hub_model_id or output_dir.name
             push_checkpoint(training_args.output_dir, repo_id, private=bool(training_args.hub_private_repo))
     state.wait_for_everyone()
     return report
+
+
+def main(argv: list[str] | None = None, callbacks: list[TrainerCallback] | None = None) -> dict:
+    """`run_training`, with an expected failure reported as one line on stderr and exit status 2 (SystemExit);
+    BLM_DEBUG=1 shows its traceback instead."""
+    return report_errors(run_training, argv, callbacks)
+
+
+def cli() -> None:
+    """The `train.py` entry point: `main`, and a one-line message instead of a traceback on Ctrl-C."""
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("train.py: interrupted; continue with --resume_from_checkpoint (the checkpoints are in --output_dir)",
+              file=sys.stderr)
+        raise SystemExit(130) from None

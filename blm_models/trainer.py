@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import logging
+import math
+from pathlib import Path
 
 import torch
 from transformers import Trainer
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
+from .checkpoints import write_checksums
 from .data import ERROR_CLASS_NAMES
+from .errors import CorruptInputError
 from .metrics import BlmMetrics, pick_highest_score
+
+logger = logging.getLogger(__name__)
 
 METADATA_KEYS = ("answer_label_ids", "answer_class_ids")
 LABEL_NAMES = ["labels", *METADATA_KEYS]
@@ -16,7 +24,11 @@ LABEL_NAMES = ["labels", *METADATA_KEYS]
 
 class BlmTrainer(Trainer):
     """Trainer whose evaluation yields picks (argmax over candidates) and whose metrics count picks per label and
-    per error class; the per-candidate label ids travel with the batch but never reach the model."""
+    per error class; the per-candidate label ids travel with the batch but never reach the model.
+
+    It also stops at the first non-finite training loss (`input_hint` names where corrupt input would come
+    from), writes SHA256SUMS into every checkpoint it saves, and with `reset_optimizer_state` resumes the
+    weights of a checkpoint but not its optimizer and scheduler."""
 
     def __init__(
         self,
@@ -24,6 +36,8 @@ class BlmTrainer(Trainer):
         compute_metrics=None,
         preprocess_logits_for_metrics=None,
         encoder_learning_rate: float | None = None,
+        reset_optimizer_state: bool = False,
+        input_hint: str | None = None,
         **kwargs,
     ) -> None:
         model = kwargs.get("model") if "model" in kwargs else (args[0] if args else None)
@@ -39,6 +53,8 @@ class BlmTrainer(Trainer):
         self.label_names = list(LABEL_NAMES)
         self.can_return_loss = True
         self.encoder_learning_rate = encoder_learning_rate
+        self.reset_optimizer_state = reset_optimizer_state
+        self.input_hint = input_hint
 
     def create_optimizer(self, model=None):
         """The Trainer's optimizer, with the fine-tuned encoder's parameters in groups of their own learning rate
@@ -59,6 +75,39 @@ class BlmTrainer(Trainer):
         for group in groups:
             optimizer.add_param_group(group)
         return optimizer
+
+    def training_step(self, model, inputs, num_items_in_batch=None):
+        """The Trainer's step, stopped at a non-finite loss before the optimizer applies its gradients (the
+        Trainer alone would log around it and train on to a model at chance level)."""
+        loss = super().training_step(model, inputs, num_items_in_batch)
+        if not bool(torch.isfinite(loss).all()):
+            raise CorruptInputError(self.non_finite_loss_message(float(loss.detach().float().mean())))
+        return loss
+
+    def non_finite_loss_message(self, value: float) -> str:
+        """What a non-finite loss means and what to try."""
+        step = self.state.global_step + 1
+        epoch = self.state.epoch or 0.0
+        kind = "nan" if math.isnan(value) else "infinite"
+        hint = self.input_hint or "the input data"
+        return (f"training loss became {kind} at step {step} (epoch {epoch:.2f}); stopped, no metrics or model card "
+                f"written. Likely causes: corrupt input ({hint}) or too high a learning rate (--learning_rate "
+                f"{self.args.learning_rate:g}); try a lower --learning_rate, and rerun after deleting the cache if "
+                "the input is suspect")
+
+    def _save_checkpoint(self, model, trial) -> None:
+        """The Trainer's checkpoint, then SHA256SUMS over its files once every process has written its part."""
+        super()._save_checkpoint(model, trial)
+        self.accelerator.wait_for_everyone()  # each rank writes its own rng_state_N.pth
+        folder = Path(self._get_output_dir(trial=trial)) / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
+        if self.args.should_save and folder.is_dir():
+            write_checksums(folder)
+
+    def _load_optimizer_and_scheduler(self, checkpoint) -> None:
+        """Load optimizer and scheduler state, unless --reset_optimizer_state asks for fresh ones."""
+        if checkpoint is not None and self.reset_optimizer_state:
+            return
+        super()._load_optimizer_and_scheduler(checkpoint)
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         """The model's own loss; metadata columns are removed before the forward pass."""

@@ -8,6 +8,8 @@ card, never invented. ``run_config`` entries override what is found in ``metrics
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -191,7 +193,15 @@ def write_model_card(output_dir: str | Path, metrics: Mapping[str, Any] | None =
         metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
     output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / CARD_FILE
-    path.write_text(render_model_card(metrics, run_config), encoding="utf-8")
+    text = render_model_card(metrics, run_config)
+    handle, tmp = tempfile.mkstemp(dir=output_dir, prefix=f".{CARD_FILE}-", suffix=".tmp")
+    try:  # temp file + rename: a reader never sees half a card
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return path
 
 

@@ -1,0 +1,93 @@
+"""Expected failures of a training run and how `train.py` reports them: one line, exit status 2.
+
+Every error a user can cause or meet (a wrong flag, missing data, a corrupt checkpoint, a diverging run) is a
+`BlmError`; its message says what is wrong, where (flag, path, file) and what to do. `report_errors` turns one
+into `train.py: error: ...` on stderr and exit status 2; `BLM_DEBUG=1` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+EXIT_USAGE = 2
+T = TypeVar("T")
+
+
+class BlmError(Exception):
+    """An expected failure whose message tells the user what to do; reported without a traceback."""
+
+
+class UsageError(BlmError, ValueError):
+    """A flag value, path or combination of flags that cannot work."""
+
+
+class DataError(BlmError, ValueError):
+    """The data asked for cannot be loaded or cannot be trained on (missing or empty splits)."""
+
+
+class CheckpointError(BlmError):
+    """A checkpoint that cannot be resumed from exactly: incomplete, corrupt, or without optimizer state."""
+
+
+class CorruptInputError(BlmError, FloatingPointError):
+    """Non-finite numbers where training needs finite ones: embeddings, or the loss."""
+
+
+class WorkerDiedError(BlmError, RuntimeError):
+    """A worker process (data loading) died; the parent stopped instead of waiting for it."""
+
+
+def debugging() -> bool:
+    """True when BLM_DEBUG asks for tracebacks."""
+    return os.environ.get("BLM_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def one_line(error: BaseException) -> str:
+    """The error's message on a single line."""
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _raised_in_data_loader(error: BaseException) -> bool:
+    """True when the traceback passes through torch's DataLoader (the parent side of its worker processes)."""
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code.co_filename.replace("\\", "/").endswith("torch/utils/data/dataloader.py"):
+            return True
+        frame = frame.tb_next
+    return False
+
+
+def translate_known_errors(error: BaseException) -> BlmError | None:
+    """The BlmError a library exception stands for, when it is one a user meets rather than a bug: a data-loading
+    worker that died (torch says so, or the pipe to it broke while a batch was in transit)."""
+    text = str(error)
+    died = isinstance(error, RuntimeError) and text.startswith("DataLoader worker")
+    broken_pipe = isinstance(error, (ConnectionError, EOFError)) and _raised_in_data_loader(error)
+    if died or broken_pipe:
+        what = text.splitlines()[0].rstrip(". ") if died else f"{type(error).__name__}: {text}"
+        return WorkerDiedError(
+            f"a data-loading worker process died ({what}); the run stopped before writing metrics. Check memory (a "
+            "killed worker is often out of memory) and rerun (--resume_from_checkpoint continues from the last "
+            "checkpoint), or pass --dataloader_num_workers 0 to load batches in the main process"
+        )
+    return None
+
+
+def report_errors(function: Callable[..., T], *args, program: str = "train.py", **kwargs) -> T:
+    """Call `function`; a BlmError (or a known library failure) becomes one line on stderr and SystemExit(2)."""
+    try:
+        return function(*args, **kwargs)
+    except BlmError as error:
+        if debugging():
+            raise
+        message = one_line(error)
+    except (RuntimeError, ConnectionError, EOFError) as error:
+        translated = translate_known_errors(error)
+        if translated is None or debugging():
+            raise
+        message = one_line(translated)
+    print(f"{program}: error: {message}", file=sys.stderr, flush=True)
+    raise SystemExit(EXIT_USAGE)
