@@ -156,6 +156,14 @@ def agreement_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def small_agreement_dir(tmp_path_factory) -> Path:
+    """A smaller synthetic agreement DatasetDict (80 train, 30 test) for runs that check behaviour, not learning."""
+    directory = tmp_path_factory.mktemp("small_agreement") / "data"
+    make_agreement_dataset(n_train=80, n_test=30).save_to_disk(str(directory))
+    return directory
+
+
+@pytest.fixture(scope="session")
 def embedding_cache_dir(tmp_path_factory) -> Path:
     """One embedding cache shared by the session's runs, as real runs share one."""
     return tmp_path_factory.mktemp("embedding_cache")
