@@ -22,8 +22,20 @@ from builders.base import LEXICAL_TYPES, Candidate, ConfigSpec, Instance, Matrix
 from builders.rules import RuleBook
 
 
+class _FromTemplate:
+    """A class-level attribute read from the phenomenon's template (``Generator.description``)."""
+
+    def __init__(self, field: str):
+        self.field = field
+
+    def __get__(self, instance, owner) -> Any:
+        return getattr(owner.load_template(), self.field)
+
+
 class Generator:
     """Base class of a phenomenon generator; subclasses set the class attributes and fill the hooks."""
+
+    description = _FromTemplate("description")
 
     phenomenon: ClassVar[str]
     rules: ClassVar[RuleBook]
