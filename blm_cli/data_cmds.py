@@ -11,13 +11,15 @@ import datasets
 
 from blm_cli.args import (
     add_generation_args,
+    int_at_least,
     add_source_args,
     check_source_files,
     configs_of,
     phenomenon,
     select_names,
 )
-from blm_datasets.export_folder import ensure_out_folder, replace_folder, staging_folder
+from blm_datasets import review
+from blm_datasets.export_folder import atomic_write_text, check_out_file, ensure_out_folder, replace_folder, staging_folder
 from blm_datasets.features import FEATURES
 from blm_datasets.sources import load_source, require_split, source_configs
 from blm_datasets.validate import validate_rows
@@ -179,6 +181,27 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_review(args: argparse.Namespace) -> int:
+    """A review sheet: ``--per-label`` random candidates per (label, class), with context and gold."""
+    out = check_out_file(args.out, overwrite=args.overwrite)
+    fmt = out.suffix.lstrip(".").lower()
+    if fmt not in ("md", "html"):
+        raise ValueError(f"--out {args.out}: a review sheet is a .md or .html file")
+    sheets = []
+
+    def one(name: str) -> None:
+        dd = _load(name, args)
+        rows = [row for split in dd.values() for row in split]
+        sheets.append((name, review.pick(rows, name, args.per_label, args.seed)))
+
+    _each(_names(args), args, one)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out, review.render(sheets, fmt))
+    claims = sum(len(items) for _, groups in sheets for items in groups.values())
+    print(f"wrote {out}: {claims} candidates to judge from {len(sheets)} configs")
+    return 0
+
+
 # ------------------------------------------------------------------------------------------- parser
 def register(sub) -> None:
     """Add list, generate, validate, audit and show to the ``blm`` parser."""
@@ -204,6 +227,14 @@ def register(sub) -> None:
     add_source_args(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("review", help="a review sheet for native speakers: N candidates per (label, class)")
+    add_generation_args(p)
+    add_source_args(p)
+    p.add_argument("--per-label", type=int_at_least(1), default=5, help="candidates per (label, class) (default 5)")
+    p.add_argument("--out", required=True, help="the sheet: FILE.md or FILE.html")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    p.set_defaults(func=cmd_review)
 
     p = sub.add_parser("show", help="pretty-print one instance")
     p.add_argument("name", help="config name (see `blm list`, or the configs of --dataset)")

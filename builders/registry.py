@@ -65,7 +65,11 @@ def get_spec(name: str) -> ConfigSpec:
         raise ValueError(missing)
     close = difflib.get_close_matches(name, specs, n=5, cutoff=0.5)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
-    raise ValueError(f"unknown BLM config {name!r}.{hint} Valid configs: {', '.join(specs)}")
+    phenomenon = name.partition("_")[0]
+    same = [n for n in specs if n.startswith(f"{phenomenon}_")]
+    listed = (f"the {phenomenon} configs are: {', '.join(same)}" if same and len(same) <= 40
+              else f"`blm list` prints all {len(specs)} configs")
+    raise ValueError(f"unknown BLM config {name!r}.{hint} {listed[0].upper()}{listed[1:]}")
 
 
 def _missing_lexicon(name: str) -> str | None:
