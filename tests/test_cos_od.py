@@ -1,16 +1,21 @@
-"""COS and OD: the template's sequence, the figures' answer sets, Italian morphology, lexicons."""
+"""COS and OD: fixed-seed instances, the class each candidate claims for its lemma (one test per
+fixed defect), Italian and English verb groups, lexicon facts, the balanced audit.
+
+Generic properties (sizes, validator, shuffling, twins) are tests/test_configs.py's.
+"""
 
 import re
 import shutil
+from types import SimpleNamespace
 
 import pytest
 import yaml
 
 from blm_datasets.audit import audit_rows
-from blm_datasets.validate import validate_rows
 from builders import registry
-from builders.base import ImpossibleSize
+from builders.base import Matrix
 from builders.cos_od import lexicon, rules
+from builders.cos_od.realise import Material
 from builders.cos_od.verbs import en as verbs_en
 from builders.cos_od.verbs import it as verbs_it
 from builders.generate import Options, generate
@@ -28,21 +33,19 @@ def gen(name, size=60, seed=42):
     return _CACHE[key]
 
 
-def structures(patterns):
-    return [rules.split_pattern(p)[0] for p in patterns]
+def candidates(phenomenon, language, verb, agent, theme, bynp, frame, lexical_type="I", balanced=False):
+    """label -> (sentence, class) of the answer set for these words, the answer pair in ``frame``."""
+    g = registry.generator(phenomenon, language)
+    mat = Material(verb, agent, theme, g.lex["verbs_by_lemma"][verb]["p_nps"][0].text, bynp)
+    steps = tuple(g.planner.step(i, frame) for i in range(8))
+    other = next(f for f in g.verb_morph.FRAMES if f != frame)
+    matrix = Matrix(phenomenon, steps, (mat,) * 8, verb, g.facts(lexical_type, mat, other))
+    return {a.label: (g.sentence(mat, a.step, phenomenon).text, a.error_class) for a in g.answers(matrix, balanced)}
 
 
-# --- the template, realised --------------------------------------------------------------------
+# --- fixed-seed instances, one per verb class and language ------------------------------------
 
-TRANSITIVE = ["NP-Agent ActiveV NP-Theme P-NP", "NP-Agent ActiveV NP-Theme by-NP",
-              "NP-Theme PassiveV by-NP-Agent P-NP", "NP-Theme PassiveV by-NP-Agent by-NP",
-              "NP-Theme PassiveV P-NP", "NP-Theme PassiveV by-NP"]
-SEVENTH = {("cos", "en"): "NP-Theme ActiveV P-NP", ("cos", "it"): "NP-Theme si ActiveV P-NP",
-           ("od", "en"): "NP-Agent ActiveV P-NP", ("od", "it"): "NP-Agent ActiveV P-NP"}
-GOLD = {("cos", "en"): "NP-Theme ActiveV by-NP", ("cos", "it"): "NP-Theme si ActiveV by-NP",
-        ("od", "en"): "NP-Agent ActiveV by-NP", ("od", "it"): "NP-Agent ActiveV by-NP"}
-
-PINNED = {  # seed 42, --size 20, first test instance
+PINNED = {  # seed 42, --size 20, first test instance: the contexts of the paper's template, true classes
     "cos_en_typeI": dict(lemma="expand", context=[
         "The manager can expand the business in a few months.",
         "The manager can expand the business by a third.",
@@ -52,14 +55,14 @@ PINNED = {  # seed 42, --size 20, first test instance
         "The business had been expanded by a third.",
         "The business expanded in a few months.",
     ], answers={
-        "Correct": "The business expanded by a third.",
-        "I-INT": "The manager expanded by a third.",
-        "ER-PASS": "The business was expanded by the manager.",
-        "IER-PASS": "The manager was expanded by the business.",
-        "R-TRANS": "The business expanded the manager.",
-        "IR-TRANS": "The manager expanded the business.",
-        "E-WRBY": "The business expanded by the manager.",
-        "IE-WRBY": "The manager expanded by the business.",
+        "Correct": ("The business expanded by a third.", "CORRECT"),
+        "I-INT": ("The manager expanded by a third.", "GRAMMAR"),
+        "ER-PASS": ("The business was expanded by the manager.", "SEQUENCE"),
+        "IER-PASS": ("The manager was expanded by the business.", "GRAMMAR"),
+        "R-TRANS": ("The business expanded the manager.", "GRAMMAR"),
+        "IR-TRANS": ("The manager expanded the business.", "SEQUENCE"),
+        "E-WRBY": ("The business expanded by the manager.", "GRAMMAR"),
+        "IE-WRBY": ("The manager expanded by the business.", "GRAMMAR"),
     }),
     "od_en_typeI": dict(lemma="polish", context=[
         "The maid will polish the silver with a soft cloth.",
@@ -70,14 +73,14 @@ PINNED = {  # seed 42, --size 20, first test instance
         "The silver must have been polished by hand.",
         "The maid polished with a soft cloth.",
     ], answers={
-        "Correct": "The maid polished by hand.",
-        "I-INT": "The silver polished by hand.",
-        "ER-PASS": "The maid was polished by the silver.",
-        "IER-PASS": "The silver was polished by the maid.",
-        "R-TRANS": "The maid polished the silver.",
-        "IR-TRANS": "The silver polished the maid.",
-        "E-WRBY": "The maid polished by the silver.",
-        "IE-WRBY": "The silver polished by the maid.",
+        "Correct": ("The maid polished by hand.", "CORRECT"),
+        "I-INT": ("The silver polished by hand.", "GRAMMAR"),
+        "ER-PASS": ("The maid was polished by the silver.", "GRAMMAR"),
+        "IER-PASS": ("The silver was polished by the maid.", "SEQUENCE"),
+        "R-TRANS": ("The maid polished the silver.", "SEQUENCE"),
+        "IR-TRANS": ("The silver polished the maid.", "GRAMMAR"),
+        "E-WRBY": ("The maid polished by the silver.", "GRAMMAR"),
+        "IE-WRBY": ("The silver polished by the maid.", "GRAMMAR"),
     }),
     "cos_it_typeI": dict(lemma="scongelare", context=[
         "La cuoca deve scongelare il pesce in frigorifero.",
@@ -88,16 +91,16 @@ PINNED = {  # seed 42, --size 20, first test instance
         "Il pesce può essere scongelato dai bordi.",
         "Il pesce si era scongelato in frigorifero.",
     ], answers={
-        "Correct": "Il pesce si era scongelato dai bordi.",
-        "I-INT": "La cuoca si era scongelata dai bordi.",
-        "ER-PASS": "Il pesce era stato scongelato dalla cuoca.",
-        "IER-PASS": "La cuoca era stata scongelata dal pesce.",
-        "R-TRANS": "Il pesce aveva scongelato la cuoca.",
-        "IR-TRANS": "La cuoca aveva scongelato il pesce.",
-        "E-WRBY": "Il pesce aveva scongelato dalla cuoca.",
-        "IE-WRBY": "La cuoca aveva scongelato dal pesce.",
-        "E-SI": "Il pesce aveva scongelato dai bordi.",
-        "IE-SI": "La cuoca aveva scongelato dai bordi.",
+        "Correct": ("Il pesce si era scongelato dai bordi.", "CORRECT"),
+        "I-INT": ("La cuoca si era scongelata dai bordi.", "GRAMMAR"),
+        "ER-PASS": ("Il pesce era stato scongelato dalla cuoca.", "SEQUENCE"),
+        "IER-PASS": ("La cuoca era stata scongelata dal pesce.", "GRAMMAR"),
+        "R-TRANS": ("Il pesce aveva scongelato la cuoca.", "GRAMMAR"),
+        "IR-TRANS": ("La cuoca aveva scongelato il pesce.", "SEQUENCE"),
+        "E-WRBY": ("Il pesce aveva scongelato dalla cuoca.", "GRAMMAR"),
+        "IE-WRBY": ("La cuoca aveva scongelato dal pesce.", "GRAMMAR"),
+        "E-SI": ("Il pesce aveva scongelato dai bordi.", "GRAMMAR"),
+        "IE-SI": ("La cuoca aveva scongelato dai bordi.", "GRAMMAR"),
     }),
     "od_it_typeI": dict(lemma="arare", context=[
         "I contadini ararono la terra in primavera.",
@@ -108,173 +111,175 @@ PINNED = {  # seed 42, --size 20, first test instance
         "La terra viene arata da lunedì a sabato.",
         "I contadini avevano arato in primavera.",
     ], answers={
-        "Correct": "I contadini avevano arato da lunedì a sabato.",
-        "I-INT": "La terra aveva arato da lunedì a sabato.",
-        "ER-PASS": "I contadini erano stati arati dalla terra.",
-        "IER-PASS": "La terra era stata arata dai contadini.",
-        "R-TRANS": "I contadini avevano arato la terra.",
-        "IR-TRANS": "La terra aveva arato i contadini.",
-        "E-WRBY": "I contadini avevano arato dalla terra.",
-        "IE-WRBY": "La terra aveva arato dai contadini.",
-        "E-SI": "I contadini si erano arati da lunedì a sabato.",
-        "IE-SI": "La terra si era arata da lunedì a sabato.",
+        "Correct": ("I contadini avevano arato da lunedì a sabato.", "CORRECT"),
+        "I-INT": ("La terra aveva arato da lunedì a sabato.", "GRAMMAR"),
+        "ER-PASS": ("I contadini erano stati arati dalla terra.", "GRAMMAR"),
+        "IER-PASS": ("La terra era stata arata dai contadini.", "SEQUENCE"),
+        "R-TRANS": ("I contadini avevano arato la terra.", "SEQUENCE"),
+        "IR-TRANS": ("La terra aveva arato i contadini.", "GRAMMAR"),
+        "E-WRBY": ("I contadini avevano arato dalla terra.", "GRAMMAR"),
+        "IE-WRBY": ("La terra aveva arato dai contadini.", "GRAMMAR"),
+        "E-SI": ("I contadini si erano arati da lunedì a sabato.", "GRAMMAR"),
+        "IE-SI": ("La terra si era arata da lunedì a sabato.", "SEQUENCE"),
     }),
 }
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))
-def test_fixed_seed_type_i_instance_realises_the_template(name):
-    phenomenon, language = name.split("_")[:2]
+def test_fixed_seed_instance(name):
     row = gen(name, size=20)["test"].records[0]
     pinned = PINNED[name]
     assert row["lemma"] == pinned["lemma"]
     assert row["context"] == pinned["context"]
-    assert dict(zip(row["answer_labels"], row["answers"])) == pinned["answers"]
-    # the context realises the template's patterns in order: transitive with p-NP, with by-NP,
-    # full passive with p-NP, with by-NP, short passive with p-NP, with by-NP, intransitive with p-NP
-    assert structures(row["context_patterns"]) == TRANSITIVE + [SEVENTH[phenomenon, language]]
+    got = {lab: (a, cls) for a, lab, cls in zip(row["answers"], row["answer_labels"], row["answer_error_classes"])}
+    assert got == pinned["answers"]
     frames = [rules.split_pattern(p)[1] for p in row["context_patterns"]]
     assert frames[0] == frames[1] and frames[2] == frames[3] and frames[4] == frames[5]
     assert len({frames[0], frames[2], frames[4], frames[6]}) == 4
-    # the gold is the figure's correct answer, in the frame of sentence 7
-    gold = row["label"]
-    assert row["answer_labels"][gold] == "Correct" and row["answer_error_classes"][gold] == "CORRECT"
-    assert row["answer_patterns"][gold] == f"{GOLD[phenomenon, language]} [{frames[6]}]"
+    assert rules.split_pattern(row["answer_patterns"][row["label"]])[1] == frames[6]
 
 
-# 002 Figs. 8 and 11 (labels), 000 Fig. 6 and appendix Table 3 (error classes)
-FIGURE = {
-    "cos": {"NP-Theme ActiveV by-NP": ("Correct", "CORRECT"), "NP-Agent ActiveV by-NP": ("I-INT", "GRAMMAR"),
-            "NP-Theme PassiveV by-NP-Agent": ("ER-PASS", "SEQUENCE"),
-            "NP-Agent PassiveV by-NP-Theme": ("IER-PASS", "SEQUENCE"),
-            "NP-Theme ActiveV NP-Agent": ("R-TRANS", "SEQUENCE"), "NP-Agent ActiveV NP-Theme": ("IR-TRANS", "SEQUENCE"),
-            "NP-Theme ActiveV by-NP-Agent": ("E-WRBY", "GRAMMAR"),
-            "NP-Agent ActiveV by-NP-Theme": ("IE-WRBY", "GRAMMAR")},
-    "od": {"NP-Theme ActiveV by-NP": ("I-INT", "GRAMMAR"), "NP-Agent ActiveV by-NP": ("Correct", "CORRECT"),
-           "NP-Theme PassiveV by-NP-Agent": ("IER-PASS", "SEQUENCE"),
-           "NP-Agent PassiveV by-NP-Theme": ("ER-PASS", "SEQUENCE"),
-           "NP-Theme ActiveV NP-Agent": ("IR-TRANS", "SEQUENCE"), "NP-Agent ActiveV NP-Theme": ("R-TRANS", "SEQUENCE"),
-           "NP-Theme ActiveV by-NP-Agent": ("IE-WRBY", "GRAMMAR"),
-           "NP-Agent ActiveV by-NP-Theme": ("E-WRBY", "GRAMMAR")},
-}
-# Italian: the COS intransitive keeps "si" (gold and I-INT), the extra pair flips it
-FIGURE_IT = {
-    "cos": {"NP-Theme si ActiveV by-NP": ("Correct", "CORRECT"), "NP-Agent si ActiveV by-NP": ("I-INT", "GRAMMAR"),
-            "NP-Theme ActiveV by-NP": ("E-SI", "GRAMMAR"), "NP-Agent ActiveV by-NP": ("IE-SI", "GRAMMAR")},
-    "od": {"NP-Agent ActiveV by-NP": ("Correct", "CORRECT"), "NP-Theme ActiveV by-NP": ("I-INT", "GRAMMAR"),
-           "NP-Agent si ActiveV by-NP": ("E-SI", "GRAMMAR"), "NP-Theme si ActiveV by-NP": ("IE-SI", "GRAMMAR")},
-}
+def test_cos_and_od_share_the_sentences_with_labels_swapped():
+    """002 Figs. 8 and 11 (English): the same eight sentences, the COS gold is the OD I-INT and so on."""
+    swap = {"Correct": "I-INT", "I-INT": "Correct", "ER-PASS": "IER-PASS", "IER-PASS": "ER-PASS",
+            "R-TRANS": "IR-TRANS", "IR-TRANS": "R-TRANS", "E-WRBY": "IE-WRBY", "IE-WRBY": "E-WRBY"}
+
+    def labelled_steps(g):
+        matrix = Matrix(g.phenomenon, g.steps, (), "", SimpleNamespace(has_si=g.has_si, other_frame=""))
+        out = {g.steps[7]: "Correct"}
+        for decl in g.template.answers.paper:
+            step = g.steps[7]
+            for ref in decl.rules:
+                step = g.rules[ref.name].corrupt(step, matrix)
+            out.setdefault(step, decl.label or g.rules[decl.rules[0].name].label)
+        return out
+
+    cos, od = labelled_steps(registry.generator("cos", "en")), labelled_steps(registry.generator("od", "en"))
+    assert len(cos) == 8 and set(cos) == set(od)
+    assert {step: swap[label] for step, label in cos.items()} == od
 
 
-@pytest.mark.parametrize("name", ["cos_en_typeII", "od_en_typeIII", "cos_it_typeII", "od_it_typeIII"])
-def test_answer_sets_follow_the_figures(name):
-    phenomenon, language = name.split("_")[:2]
-    expected = dict(FIGURE[phenomenon])
-    if language == "it":
-        for pattern in ("NP-Theme ActiveV by-NP", "NP-Agent ActiveV by-NP"):
-            del expected[pattern]
-        expected.update(FIGURE_IT[phenomenon])
-    for row in gen(name)["train"].records[:20]:
-        got = {structures([p])[0]: (lab, cls) for p, lab, cls in
-               zip(row["answer_patterns"], row["answer_labels"], row["answer_error_classes"])}
-        assert got == expected
-        assert len(row["answers"]) == (10 if language == "it" else 8)
+# --- one test per label claim that used to be false ---------------------------------------------
+
+def test_si_passivante_is_grammatical():
+    """od_it IE-SI: 'I panini si mangiarono da mattina a sera.' was GRAMMAR in every instance."""
+    got = candidates("od", "it", "mangiare", "ospiti", "panini", "da mattina a sera", "passato_remoto")
+    assert got["IE-SI"] == ("I panini si mangiarono da mattina a sera.", "SEQUENCE")
+    assert got["E-SI"] == ("Gli ospiti si mangiarono da mattina a sera.", "GRAMMAR")
 
 
-@pytest.mark.parametrize("language", ["en", "it"])
-def test_cos_and_od_share_one_answer_set_with_labels_swapped(language):
-    cos, od = registry.generator("cos", language), registry.generator("od", language)
-    cos_steps = {a.step: a.label for a in cos.answer_sets[False]}
-    od_steps = {a.step: a.label for a in od.answer_sets[False]}
-    assert set(cos_steps) == set(od_steps)
-    swapped = {"Correct": "I-INT", "I-INT": "Correct", "ER-PASS": "IER-PASS", "IER-PASS": "ER-PASS",
-               "R-TRANS": "IR-TRANS", "IR-TRANS": "R-TRANS", "E-WRBY": "IE-WRBY", "IE-WRBY": "E-WRBY"}
-    for step, label in cos_steps.items():
-        if label in swapped and language == "en":
-            assert od_steps[step] == swapped[label]
+def test_optional_si_gives_no_second_answer():
+    """cos_it E-SI: 'La foto rimpicciolisce da un angolo.' is fine Italian: not generated; where si
+    is obligatory the bare form stays GRAMMAR. 'Le patate friggevano dalla nonna' ('at grandma's')
+    is a second answer too."""
+    got = candidates("cos", "it", "rimpicciolire", "fotografo", "foto", "da un angolo", "presente")
+    assert got["Correct"][0] == "La foto si rimpicciolisce da un angolo."
+    assert "E-SI" not in got and "E-WRBY" not in got
+    got = candidates("cos", "it", "friggere", "nonna", "patate", "da un lato", "imperfetto")
+    assert "E-SI" not in got and "E-WRBY" not in got
+    assert got["IE-SI"] == ("La nonna friggeva da un lato.", "SEQUENCE")   # object drop: grandma was frying
+    got = candidates("cos", "it", "sciogliere", "cuoco", "burro", "dai bordi", "presente")
+    assert got["E-SI"] == ("Il burro scioglie dai bordi.", "GRAMMAR")
+    assert got["E-WRBY"] == ("Il burro scioglie dal cuoco.", "GRAMMAR")
 
 
-# --- every config: validator, twins, balance, determinism ---------------------------------------
-
-@pytest.mark.parametrize("name", CONFIGS)
-def test_every_config_is_valid(name):
-    out = gen(name)
-    spec = registry.get_spec(name)
-    assert {s: len(o.records) for s, o in out.items()} == {"train": 54, "test": 6}
-    for split in out.values():
-        assert not split.rejected
-        report = validate_rows(split.records, spec)
-        assert not any(report["failures"].values()), report
-    assert not {r["lemma"] for r in out["train"].records} & {r["lemma"] for r in out["test"].records}
+def test_natural_patient_intransitive_is_not_grammar():
+    """'The twins will nurse by the window.' was GRAMMAR: babies nurse (twins are now babies, which
+    cannot be read as adults who nurse someone). Off the pattern in type I, where the context shows
+    the babies as the nursed; a second valid answer in types II and III, so not generated there."""
+    assert candidates("od", "en", "nurse", "mother", "babies", "by the window", "future")["I-INT"] == \
+        ("The babies will nurse by the window.", "SEQUENCE")
+    for lexical_type in ("II", "III"):
+        assert "I-INT" not in candidates("od", "en", "nurse", "mother", "babies", "by the window", "future",
+                                         lexical_type)
 
 
-def test_config_names_and_default_sizes():
-    assert len(CONFIGS) == 2 * 2 * 3 * 2
-    assert "cos_en_typeI" in CONFIGS and "od_it_typeIII_balanced" in CONFIGS
-    for name in ("cos_en_typeI", "od_it_typeIII"):
-        spec = registry.get_spec(name)
-        assert registry.generator(spec.phenomenon, spec.language).default_size(spec) == 3000
+def test_undergoer_intransitive_needs_no_agent_oriented_by_phrase():
+    assert candidates("od", "en", "play", "pianist", "waltz", "by candlelight", "past")["I-INT"] == \
+        ("The waltz played by candlelight.", "SEQUENCE")
+    assert candidates("od", "en", "play", "pianist", "waltz", "by heart", "past")["I-INT"] == \
+        ("The waltz played by heart.", "GRAMMAR")
 
 
-def test_same_seed_same_rows_and_balanced_twin_shares_contexts():
-    a, b = gen("od_it_typeII"), generate(registry.get_spec("od_it_typeII"), Options(size=60), progress=False)
-    assert a["train"].records == b["train"].records
-    assert gen("od_it_typeII", seed=7)["train"].records != a["train"].records
-    twin = gen("od_it_typeII_balanced")
-    assert [r["context"] for r in twin["train"].records] == [r["context"] for r in a["train"].records]
-    row = twin["train"].records[0]
-    assert sorted(row["answer_labels"]) == sorted(["Correct", "FRAME", "I-INT", "FRAME+I-INT", "E-SI", "FRAME+E-SI",
-                                                   "IE-SI", "FRAME+IE-SI"])
-    assert row["answer_error_classes"].count("GRAMMAR") == 6
+def test_role_swaps_are_classed_by_the_verb():
+    """R-TRANS / IER-PASS (COS) and IR-TRANS / ER-PASS (OD) were SEQUENCE whatever the words."""
+    melt = candidates("cos", "en", "melt", "chef", "butter", "by noon", "past")
+    assert melt["R-TRANS"] == ("The butter melted the chef.", "GRAMMAR")
+    assert melt["IER-PASS"] == ("The chef was melted by the butter.", "GRAMMAR")
+    assert melt["IR-TRANS"] == ("The chef melted the butter.", "SEQUENCE")
+    improve = candidates("cos", "en", "improve", "coach", "team", "by spring", "past")
+    assert improve["R-TRANS"] == ("The team improved the coach.", "SEQUENCE")
+    assert improve["I-INT"] == ("The coach improved by spring.", "SEQUENCE")   # the coach got better
+    assert "I-INT" not in candidates("cos", "en", "improve", "coach", "team", "by spring", "past", "III")
+    polish = candidates("od", "en", "polish", "maid", "silver", "by hand", "past")
+    assert polish["ER-PASS"] == ("The maid was polished by the silver.", "GRAMMAR")
+    assert candidates("cos", "it", "migliorare", "allenatore", "squadra", "da una partita all'altra",
+                      "passato_remoto")["R-TRANS"] == ("La squadra migliorò l'allenatore.", "SEQUENCE")
+
+
+def test_object_drop_use_of_a_cos_verb_is_well_formed():
+    assert candidates("cos", "en", "bake", "bakers", "bread", "by noon", "past")["I-INT"] == \
+        ("The bakers baked by noon.", "SEQUENCE")
+
+
+def test_a_by_phrase_that_reads_as_a_place_is_no_error():
+    """'The old man fished by the lake.' and 'Gli studenti studiavano dagli appunti.' are valid."""
+    assert "E-WRBY" not in candidates("od", "en", "fish", "old man", "lake", "by boat", "past")
+    got = candidates("od", "it", "studiare", "studenti", "appunti", "da mattina a sera", "imperfetto")
+    assert "E-WRBY" not in got
+    assert candidates("od", "it", "studiare", "studenti", "regole", "da mattina a sera", "imperfetto")["E-WRBY"] == \
+        ("Gli studenti studiavano dalle regole.", "GRAMMAR")
+
+
+def test_italian_reflexive_of_an_od_verb_is_well_formed():
+    """od_it E-SI: 'La domestica si lavava' (washed herself) was GRAMMAR."""
+    assert candidates("od", "it", "lavare", "domestica", "piatti", "da mattina a sera", "imperfetto")["E-SI"] == \
+        ("La domestica si lavava da mattina a sera.", "SEQUENCE")
+
+
+def test_balanced_sets_keep_only_the_frame_well_formed():
+    """A well-formed role swap or si flip is never the gold, so it would point answer-only models
+    at the gold: the balanced set keeps Correct, FRAME and GRAMMAR candidates only."""
+    got = candidates("od", "it", "mangiare", "ospiti", "panini", "da mattina a sera", "passato_remoto", balanced=True)
+    assert {lab: cls for lab, (_, cls) in got.items()} == {
+        "Correct": "CORRECT", "FRAME": "SEQUENCE", "I-INT": "GRAMMAR", "FRAME+I-INT": "GRAMMAR",
+        "E-SI": "GRAMMAR", "FRAME+E-SI": "GRAMMAR"}
+    got = candidates("cos", "en", "improve", "coach", "team", "by spring", "past", balanced=True)
+    assert set(got) == {"Correct", "FRAME"}
 
 
 @pytest.mark.parametrize("name", ["cos_en_typeI_balanced", "od_it_typeIII_balanced"])
 def test_balanced_answer_sets_leave_answer_only_baselines_at_chance(name):
-    out = gen(name, size=1500)
+    out = gen(name, size=1000)
     report = audit_rows(out["train"].records, out["test"].records, registry.get_spec(name).iso)
     assert report["chance_wellformed"] == 0.5
     for baseline, result in report["baselines"].items():
         assert not result["above_chance"], (baseline, result)
 
 
-# --- Italian morphology ---------------------------------------------------------------------------
+# --- verb groups ----------------------------------------------------------------------------------
 
 ENDING = {("m", "sg"): "o", ("m", "pl"): "i", ("f", "sg"): "a", ("f", "pl"): "e"}
 ARTICLE = re.compile(r"^(?:il|lo|la|i|gli|le|l')\s*", re.I)
 
 
-@pytest.mark.parametrize("name", ["cos_it_typeI", "cos_it_typeII", "cos_it_typeIII",
-                                  "od_it_typeI", "od_it_typeII", "od_it_typeIII_balanced"])
-def test_italian_participle_agrees_with_the_subject_in_every_passive(name):
-    """Every passive (viene sciolta, sono stati sciolti, deve essere sciolta) and every compound
-    si-form (si è sciolta) of the contexts agrees in gender and number with its subject."""
+@pytest.mark.parametrize("name", ["cos_it_typeII", "od_it_typeIII"])
+def test_italian_participle_agrees_with_the_subject(name):
+    """Every passive and compound si-form agrees with its subject, in the context and the answers."""
     nouns = lexicon.load("it", name.split("_")[0])["noun_info"]
     checked = 0
-    for split in gen(name).values():
-        for row in split.records:
-            for chunks, pattern in zip(row["context_chunks"], row["context_patterns"]):
-                if not ("PassiveV" in pattern or " si " in pattern):
-                    continue
-                subject, verb_group = chunks[0], chunks[1].split()
-                noun = nouns[ARTICLE.sub("", subject)]
-                end = ENDING[noun.gender, noun.number]
-                if "PassiveV" in pattern or verb_group[1] in ("è", "sono", "era", "erano"):
-                    assert verb_group[-1].endswith(end), (subject, chunks[1])
-                    checked += 1
-                if len(verb_group) > 2 and verb_group[-2].startswith("stat"):
-                    assert verb_group[-2] == "stat" + end, (subject, chunks[1])
+    for row in gen(name)["train"].records:
+        chunked = list(zip(row["context_chunks"], row["context_patterns"]))
+        for chunks, pattern in chunked:
+            if "PassiveV" not in pattern and " si " not in pattern:
+                continue
+            noun = nouns[ARTICLE.sub("", chunks[0])]
+            end = ENDING[noun.gender, noun.number]
+            group = chunks[1].split()
+            if "PassiveV" in pattern or group[1] in ("è", "sono", "era", "erano"):
+                assert group[-1].endswith(end), (chunks[0], chunks[1])
+                checked += 1
     assert checked > 50
-
-
-def test_italian_candidates_agree_too():
-    """ER-PASS / IER-PASS / I-INT agree with their own subject (the swapped argument)."""
-    g = registry.generator("cos", "it")
-    mat = g._random_material("sciogliere", __import__("random").Random(0))._replace(agent="cuoca", theme="candele")
-    by_label = {a.label: g.realiser(mat, a.step, "passato_prossimo").text for a in g.answer_sets[False]}
-    assert by_label["ER-PASS"] == "Le candele sono state sciolte dalla cuoca."
-    assert by_label["IER-PASS"] == "La cuoca è stata sciolta dalle candele."
-    assert by_label["Correct"].startswith("Le candele si sono sciolte ")
-    assert by_label["I-INT"].startswith("La cuoca si è sciolta ")
 
 
 def test_italian_verb_groups():
@@ -296,9 +301,7 @@ def test_italian_verb_groups():
 def test_english_verb_groups():
     forms = {"base": "break", "third": "breaks", "past": "broke", "participle": "broken"}
     vg = verbs_en.verb_group
-    assert vg(forms, "present", "active", "sg") == "breaks"
     assert vg(forms, "present", "passive", "pl") == "are broken"
-    assert vg(forms, "past", "passive", "pl") == "were broken"
     assert vg(forms, "must have", "passive", "sg") == "must have been broken"
     assert vg(forms, "pluperfect", "active", "pl") == "had broken"
     with pytest.raises(ValueError, match="no reflexive-like marker"):
@@ -314,70 +317,62 @@ def test_every_generated_word_form_is_a_real_word(language):
     """Articles, articulated prepositions, auxiliaries and agreed participles are real words."""
     words = set()
     for name in CONFIGS:
-        if f"_{language}_" not in name or name.endswith("balanced"):
-            continue
-        for split in gen(name).values():
-            for row in split.records:
-                for sentence in row["context"] + row["answers"]:
-                    words.update(re.findall(r"[^\W\d_]+", sentence))
+        if f"_{language}_" in name and not name.endswith("balanced"):
+            for split in gen(name).values():
+                for row in split.records:
+                    for sentence in row["context"] + row["answers"]:
+                        words.update(re.findall(r"[^\W\d_]+", sentence))
     assert len(words) > 300
     assert rejected(words, language) - allowlist().get(language, set()) == set()
 
 
-# --- lexicon errors and sizes ---------------------------------------------------------------------
+# --- lexicon facts: errors name file and line -------------------------------------------------------
 
-def _broken_lexicon(tmp_path, edit, name="en_cos.yaml"):
-    data = yaml.safe_load(lexicon.path_for(name[:2], name[3:-5]).read_text(encoding="utf-8"))
-    edit(data)
+def _broken(tmp_path, edit, name="it_cos.yaml"):
     path = tmp_path / name
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    text = lexicon.path_for(name[:2], name[3:-5]).read_text(encoding="utf-8")
+    path.write_text(edit(text), encoding="utf-8")
     load_yaml.cache_clear()
     with pytest.raises(LexiconError) as err:
         lexicon.check(load_yaml(path), path)
     assert str(path) in str(err.value) and err.value.line
-    return str(err.value)
+    return err.value
 
 
-def test_lexicon_errors_name_file_line_and_entry(tmp_path):
-    msg = _broken_lexicon(tmp_path, lambda d: d["verbs"][2].pop("forms"))
-    assert "verb 'blacken'" in msg and "missing field 'forms'" in msg
-    msg = _broken_lexicon(tmp_path, lambda d: d["verbs"][0]["agents"].append("flibbertigibbet"))
-    assert "'flibbertigibbet' has no entry under 'nouns'" in msg
-    msg = _broken_lexicon(tmp_path, lambda d: d["verbs"][0].update(not_with=["yesterday"]))
-    assert "unknown frame 'yesterday'" in msg
-    msg = _broken_lexicon(tmp_path, lambda d: d["nouns"]["sg"].append("zebra"))
-    assert "zebra not used by any verb" in msg
-    msg = _broken_lexicon(tmp_path, lambda d: d["verbs"][0]["forms"].update(participio="rotta"), name="it_cos.yaml")
-    assert "must be the masculine singular" in msg
-    msg = _broken_lexicon(tmp_path, lambda d: d["verbs"][1]["forms"].update(presente=["rompe"]), name="it_cos.yaml")
-    assert "3rd person singular and plural" in msg
+def test_lexicon_fact_errors_name_file_and_line(tmp_path):
+    source = lexicon.path_for("it", "cos").read_text(encoding="utf-8")
+    fact = 'si: {optional: "La pentola annerisce sul fuoco."}'
+    err = _broken(tmp_path, lambda t: t.replace('    si: {obligatory: "L\'uva si addolcisce al sole."}\n', "", 1))
+    assert "verb 'addolcire'" in str(err) and "missing fact 'si'" in str(err)
+    err = _broken(tmp_path, lambda t: t.replace(fact, 'si: {sometimes: "La pentola annerisce."}'))
+    assert "fact 'si' is 'sometimes'; expected one of obligatory, optional" in str(err)
+    assert err.line == next(i for i, line in enumerate(source.splitlines(), 1) if fact in line)
+    err = _broken(tmp_path, lambda t: t.replace(fact, "si: optional"))
+    assert "fact 'si' must be {value: example sentence}" in str(err)
+    err = _broken(tmp_path, lambda t: t.replace('agent_intransitive: {doer: "L\'arrotino', 'agent_intransitive: {no: "L\'arrotino'))
+    assert "is False" in str(err) and "write none" in str(err)
+    err = _broken(tmp_path, lambda t: t.replace('agent_intransitive: {doer: "L\'arrotino',
+                                                'agent_intransitive: {undergoer: "L\'arrotino'))
+    assert "needs si: optional" in str(err)
+    err = _broken(tmp_path, lambda t: t.replace('agent_intransitive: {doer: "The bakers', 'si: {optional: "The bakers'),
+                  "en_cos.yaml")
+    assert "fact 'si' does not apply to en cos verbs" in str(err)
+    err = _broken(tmp_path, lambda t: t.replace("by_place: [kitchen,", "by_place: [zebra, kitchen,"), "en_od.yaml")
+    assert "'zebra' is not a noun of 'nouns'" in str(err)
+    err = _broken(tmp_path, lambda t: t.replace("agent_oriented: [by hand,", "agent_oriented: [by magic, by hand,"),
+                  "en_od.yaml")
+    assert "'by magic' is not a by-NP of any verb" in str(err)
 
 
-def test_impossible_sizes_fail_clearly(monkeypatch):
-    spec = registry.get_spec("cos_en_typeI")
-    g = registry.generator("cos", "en")
-    rng = __import__("random").Random(0)
-    with pytest.raises(ImpossibleSize, match="no verbs"):
-        g.plan(spec, [], 10, rng)
-    plan = g._plan_type1(["melt"], rng)
-    while plan is None:
-        plan = g._plan_type1(["melt"], rng)
-    monkeypatch.setattr("builders.base.MAX_MISSES", 30)
-    monkeypatch.setattr(g, "_plan_type1", lambda lemmas, rng: plan)
-    with pytest.raises(ImpossibleSize, match="found only 1 distinct instances of the 5 asked"):
-        g.plan(spec, ["melt"], 5, __import__("random").Random(1))
-
-
-@pytest.mark.parametrize("name", ["cos_it_typeIII", "od_en_typeII"])
-def test_planning_stems_equal_the_validators_stems(name):
-    """Plans are checked on the union of the phrases' stems; it must equal the sentence's stems."""
-    from builders import morphology
-
-    spec = registry.get_spec(name)
-    g = registry.generator(spec.phenomenon, spec.language)
-    plans = g.plan(spec, g.lemmas(spec), 30, __import__("random").Random(2))
-    for materials, frames, _ in plans:
-        for i in range(7):
-            sentence = g.realiser(materials[i], g.steps[i], frames[i // 2])
-            assert g.realiser.stems(materials[i], g.steps[i], frames[i // 2]) == \
-                morphology.content_stems(sentence.text, spec.language)
+def test_lexicon_schema_errors_name_file_line_and_entry(tmp_path):
+    def edit(change, name="en_cos.yaml"):
+        def apply(text):
+            data = yaml.safe_load(text)
+            change(data)
+            return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+        return _broken(tmp_path, apply, name)
+    assert "missing field 'forms'" in str(edit(lambda d: d["verbs"][2].pop("forms")))
+    assert "'flibbertigibbet' has no entry" in str(edit(lambda d: d["verbs"][0]["agents"].append("flibbertigibbet")))
+    assert "unknown frame 'yesterday'" in str(edit(lambda d: d["verbs"][0].update(not_with=["yesterday"])))
+    assert "must be the masculine singular" in str(
+        edit(lambda d: d["verbs"][0]["forms"].update(participio="rotta"), "it_cos.yaml"))

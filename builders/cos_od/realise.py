@@ -1,4 +1,4 @@
-"""Turning a step of the COS/OD template, its frame and lexical material into a sentence."""
+"""Turning a step of the COS/OD template (with its frame) and lexical material into a sentence."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class Realiser:
         self.morph = morphology.language(self.language)
         self.verb_morph = verbs.module(self.language)
         self.by = AGENT_PREPOSITION[self.language]
-        # frames each verb and each of its phrases does not go with
+        # frames each verb's phrases do not go with
         self.not_with = {(v, kind, p.text): p.not_with for v, entry in self.verbs.items()
                          for kind, pool in (("P-NP", "p_nps"), ("by-NP", "by_nps")) for p in entry[pool]}
 
@@ -61,35 +61,31 @@ class Realiser:
         info = self.nouns[subject]
         return self.verb_morph.verb_group(self.verbs[verb]["forms"], frame, voice, info.number, info.gender, si)
 
-    def chunks(self, mat: Material, step: Step, frame: str) -> list[str]:
+    def chunks(self, mat: Material, step: Step) -> list[str]:
         """Subject, verb group, complements (the subject not yet capitalised)."""
         subject = mat.role(step.subject)
-        chunks = [self.noun_phrase(subject), self.verb_group(mat.verb, frame, step.voice, subject, step.si)]
+        chunks = [self.noun_phrase(subject), self.verb_group(mat.verb, step.frame, step.voice, subject, step.si)]
         return chunks + [self.complement(kind, mat) for kind in step.complements]
 
     @functools.lru_cache(maxsize=1 << 17)
-    def __call__(self, mat: Material, step: Step, frame: str) -> Sentence:
-        chunks = self.chunks(mat, step, frame)
+    def __call__(self, mat: Material, step: Step) -> Sentence:
+        chunks = self.chunks(mat, step)
         chunks[0] = chunks[0][0].upper() + chunks[0][1:]
-        return Sentence(" ".join(chunks) + ".", tuple(chunks), self.pattern(step, frame))
-
-    @functools.lru_cache(maxsize=1 << 10)
-    def pattern(self, step: Step, frame: str) -> str:
-        return step.pattern(frame)
+        return Sentence(" ".join(chunks) + ".", tuple(chunks), step.pattern())
 
     @functools.lru_cache(maxsize=1 << 17)
-    def stems(self, mat: Material, step: Step, frame: str) -> frozenset[str]:
+    def stems(self, mat: Material, step: Step) -> frozenset[str]:
         """The sentence's content stems (``morphology.content_stems``) without building the sentence:
         tokens never cross a chunk boundary, so they are the union of the chunks' stems."""
         out: frozenset[str] = frozenset()
-        for chunk in self.chunks(mat, step, frame):
+        for chunk in self.chunks(mat, step):
             out |= morphology.content_stems(chunk, self.language)
         return out
 
-    def allows(self, mat: Material, step: Step, frame: str) -> bool:
-        """Whether the verb and the step's p-NP / by-NP go with the frame (lexicon ``not_with``)."""
-        if frame in self.verbs[mat.verb]["not_with"]:
+    def allows(self, mat: Material, step: Step) -> bool:
+        """Whether the verb and the step's p-NP / by-NP go with its frame (lexicon ``not_with``)."""
+        if step.frame in self.verbs[mat.verb]["not_with"]:
             return False
-        if "P-NP" in step.complements and frame in self.not_with[mat.verb, "P-NP", mat.pnp]:
+        if "P-NP" in step.complements and step.frame in self.not_with[mat.verb, "P-NP", mat.pnp]:
             return False
-        return not ("by-NP" in step.complements and frame in self.not_with[mat.verb, "by-NP", mat.bynp])
+        return not ("by-NP" in step.complements and step.frame in self.not_with[mat.verb, "by-NP", mat.bynp])

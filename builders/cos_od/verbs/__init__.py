@@ -2,7 +2,7 @@
 
 Each module exposes ``FORM_FIELDS`` (the forms a lexicon gives per verb), ``FRAMES`` (the tense,
 aspect and modal frames it can build), ``GENDERS`` (of noun phrases, for agreement),
-``HAS_REFLEXIVE_MARKER`` and ``verb_group(forms, frame, voice, number, gender, si)``.
+``COMPOUND_FRAMES`` (auxiliary + participle), ``HAS_REFLEXIVE_MARKER`` and ``verb_group(forms, frame, voice, number, gender, si)``.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ FORM_FIELDS = ("base", "third", "past", "participle")
 # The present perfect is left out: it clashes with the definite time phrases of the lexicons
 # ("*has closed at midnight"); the epistemic "must have" gives a second participle frame.
 FRAMES = ("present", "past", "future", "pluperfect", "must have", "can", "must", "should")
+COMPOUND_FRAMES = ("pluperfect", "must have")   # auxiliary + participle
 MODALS = {"future": "will", "can": "can", "must": "must", "should": "should"}
 _BE = {"present": {"sg": "is", "pl": "are"}, "past": {"sg": "was", "pl": "were"}}
 _HAVE = {"pluperfect": "had", "must have": "must have"}

@@ -18,6 +18,7 @@ PERSON_FORMS = SYNTHETIC  # forms given as [3rd singular, 3rd plural]
 FORM_FIELDS = ("infinito", "participio", *SYNTHETIC)
 # Frame ids are Italian words so that lexicon restrictions (``not_with``) pass the spell checker.
 FRAMES = (*SYNTHETIC, "passato_prossimo", "trapassato_prossimo", "potere", "dovere")
+COMPOUND_FRAMES = ("passato_prossimo", "trapassato_prossimo")   # auxiliary + participle
 HAS_REFLEXIVE_MARKER = True
 GENDERS = ("m", "f")
 
