@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from builders.base import ImpossibleSize
+from builders.generate import WorkerDied
 from builders.lexicon import LexiconError
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -21,19 +22,6 @@ _TOOLKIT = tuple(str(_ROOT / p) + os.sep for p in ("blm_cli", "blm_datasets", "b
                                                      "builders", "hub_cards"))
 _TOOLKIT_FILES = (str(_ROOT / "train.py"),)
 _FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
-
-
-def _worker_died_types() -> tuple[type[BaseException], ...]:
-    """Dead-worker errors of the export and generation pools (they carry a complete message).
-
-    Looked up among the loaded modules: a pool that never ran cannot have raised.
-    """
-    found = []
-    for module in ("blm_datasets.export_pool", "builders.generate"):
-        cls = getattr(sys.modules.get(module), "WorkerDied", None)
-        if isinstance(cls, type) and issubclass(cls, BaseException):
-            found.append(cls)
-    return tuple(found)
 
 
 def raised_by_toolkit(err: BaseException) -> bool:
@@ -73,7 +61,7 @@ def expected_message(err: BaseException) -> str | None:
     if isinstance(err, UnicodeDecodeError):
         return (f"an input file is not UTF-8 text ({err.reason} at byte {err.start}); "
                 "convert it to UTF-8 or check that the right file was given")
-    if isinstance(err, _worker_died_types()):
+    if isinstance(err, WorkerDied):
         return str(err)
     if isinstance(err, ImpossibleSize) and "--size" not in str(err):
         return f"{err}; pass a smaller --size"

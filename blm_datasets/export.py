@@ -37,7 +37,7 @@ from blm_datasets.export_pool import WorkerDied, run_pool  # noqa: F401 - Worker
 from blm_datasets.features import FEATURES
 from builders import registry
 from builders.base import ImpossibleSize, SourceUnavailable
-from builders.generate import Options, generate
+from builders.generate import Options, generate, generate_with_twin
 from builders.lexicon import LexiconError
 from hub_cards.dataset_card import render_dataset_card
 from hub_cards.schema import check_dataset_card_data, require_valid
@@ -186,21 +186,47 @@ def summary_from_dict(data: Mapping[str, Any]) -> ConfigSummary:
 def export_config(name: str, folder: Path, opts: Options, num_proc: int = 1, audit: bool = True,
                   progress: bool = False) -> ConfigSummary:
     """Generate one config, write its parquet shards into ``folder`` (named ``name/…`` in the card) and summarise it."""
+    return export_group((name,), {name: folder}, opts, num_proc, audit, progress)[0]
+
+
+def export_group(names: Sequence[str], folders: Mapping[str, Path], opts: Options, num_proc: int = 1,
+                 audit: bool = True, progress: bool = False) -> list[ConfigSummary]:
+    """One config, or a config and its ``_balanced`` twin generated together (each context realised once)."""
     start = time.perf_counter()
-    spec = registry.get_spec(name)
+    specs = [registry.get_spec(name) for name in names]
     try:
-        splits = generate(spec, opts, num_proc=num_proc, progress=progress)
+        if len(specs) == 2:
+            outputs = dict(zip(names, generate_with_twin(specs[0], opts, num_proc=num_proc, progress=progress)))
+        else:
+            outputs = {names[0]: generate(specs[0], opts, num_proc=num_proc, progress=progress)}
     except ImpossibleSize as err:
-        raise ValueError(f"{name}: {err}; pass a smaller --size") from err
-    written = [write_split(o.records, folder, split, config=name) for split, o in splits.items()]
-    rejected = Counter()
-    for o in splits.values():
-        rejected.update(o.rejected)
-    train, test = splits.get("train"), splits.get("test")
-    audited = audit_summary(train.records if train else [], test.records if test else [], spec.language,
-                            opts.seed) if audit and test else None
-    return summarise(name, {s: o.records for s, o in splits.items()}, written, rejected, audited,
-                     time.perf_counter() - start)
+        raise ValueError(f"{names[0]}: {err}; pass a smaller --size") from err
+    seconds = (time.perf_counter() - start) / len(names)
+    summaries = []
+    for name, spec in zip(names, specs):
+        start = time.perf_counter()
+        splits = outputs[name]
+        written = [write_split(o.records, folders[name], split, config=name) for split, o in splits.items()]
+        train, test = splits.get("train"), splits.get("test")
+        audited = audit_summary(train.records if train else [], test.records if test else [], spec.language,
+                                opts.seed) if audit and test else None
+        summaries.append(summarise(name, {s: o.records for s, o in splits.items()}, written, {}, audited,
+                                   seconds + time.perf_counter() - start))
+    return summaries
+
+
+def twin_groups(names: Sequence[str]) -> list[tuple[str, ...]]:
+    """The names in order, each paper config grouped with its ``_balanced`` twin when both are asked."""
+    asked, groups, grouped = set(names), [], set()
+    for name in names:
+        if name in grouped:
+            continue
+        base = name.removesuffix("_balanced")
+        pair = (base, f"{base}_balanced")
+        group = pair if set(pair) <= asked else (name,)
+        grouped.update(group)
+        groups.append(group)
+    return groups
 
 
 @dataclass
@@ -213,7 +239,7 @@ class Skipped:
 
 @dataclass(frozen=True)
 class _Job:
-    name: str
+    names: tuple[str, ...]
     out: Path
     opts: Options
     num_proc: int = 1
@@ -223,29 +249,32 @@ class _Job:
     progress: bool = False
 
 
-def _run_one(job: _Job) -> tuple[ConfigSummary | Skipped, Path | None]:
-    """Export one config into a staging folder (in this process or a worker); errors name the config."""
-    name, skip_unavailable, in_worker = job.name, job.skip_unavailable, job.in_worker
-    staged = staging_folder(job.out, name)
+def _run_one(job: _Job) -> list[tuple[ConfigSummary | Skipped, Path | None]]:
+    """Export one config or twin pair into staging folders (in this process or a worker); errors name the config."""
+    names, skip_unavailable, in_worker = job.names, job.skip_unavailable, job.in_worker
+    name = names[0]
+    staged = {n: staging_folder(job.out, n) for n in names}
     try:
-        return export_config(name, staged, job.opts, job.num_proc, job.audit, progress=job.progress), staged
+        summaries = export_group(names, staged, job.opts, job.num_proc, job.audit, progress=job.progress)
+        return [(summary, staged[summary.name]) for summary in summaries]
     except SourceUnavailable as err:
-        _discard(staged)
+        _discard(*staged.values())
         if skip_unavailable:
-            return Skipped(name, str(err)), None
+            return [(Skipped(n, str(err)), None) for n in names]
         raise ValueError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
     except (ValueError, LexiconError) as err:  # a user-facing problem: the message says what to do
-        _discard(staged)
+        _discard(*staged.values())
         raise ValueError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
     except Exception:
-        _discard(staged)
+        _discard(*staged.values())
         if not in_worker:
             raise
         raise RuntimeError(f"{name}: export failed in a worker process:\n{traceback.format_exc()}") from None
 
 
-def _discard(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
+def _discard(*paths: Path) -> None:
+    for path in paths:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _expected_rows(name: str, opts: Options) -> int:
@@ -337,7 +366,11 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
     if done:
         emit(f"{out}: {len(done)} of {len(names)} configs already complete ({', '.join(done)}); exporting the rest")
 
-    def finished(result: tuple[ConfigSummary | Skipped, Path | None]) -> None:
+    def finished(results: list[tuple[ConfigSummary | Skipped, Path | None]]) -> None:
+        for result in results:
+            finished_one(result)
+
+    def finished_one(result: tuple[ConfigSummary | Skipped, Path | None]) -> None:
         summary, staged = result
         done[summary.name] = summary
         bar.update(1)
@@ -350,14 +383,17 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
         emit(f"[{len(done)}/{len(names)}] {summary.name}: {sizes} ({summary.seconds:.1f}s)")
 
     try:
-        if num_proc > 1 and len(todo) > 1:
-            order = sorted(todo, key=lambda n: -_expected_rows(n, opts))  # largest first: the pool stays busy
+        groups = twin_groups(todo)
+        if num_proc > 1 and len(groups) > 1:
+            # largest first: the pool stays busy
+            order = sorted(groups, key=lambda g: -sum(_expected_rows(n, opts) for n in g))
             _warm_up(todo, audit)
-            jobs = {n: _Job(n, folder.out, opts, 1, audit, skip_unavailable, in_worker=True) for n in order}
-            run_pool(_run_one, jobs, min(num_proc, len(todo)), folder, finished)
+            jobs = {g[0]: _Job(g, folder.out, opts, 1, audit, skip_unavailable, in_worker=True) for g in order}
+            run_pool(_run_one, jobs, min(num_proc, len(groups)), folder, finished)
         else:
-            for name in todo:
-                finished(_run_one(_Job(name, folder.out, opts, num_proc, audit, skip_unavailable, progress=progress)))
+            for group in groups:
+                finished(_run_one(_Job(group, folder.out, opts, num_proc, audit, skip_unavailable,
+                                       progress=progress)))
     finally:
         bar.close()
         folder.discard_staging()

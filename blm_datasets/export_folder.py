@@ -210,12 +210,12 @@ class ExportFolder:
 
     # ------------------------------------------------------------------------------------ writing
     def in_progress(self) -> dict[int, str]:
-        """{writer pid: config} of the staging folders there (being written, or left by a dead worker)."""
-        found = {}
+        """{writer pid: config(s)} of the staging folders there (being written, or left by a dead worker)."""
+        found: dict[int, list[str]] = {}
         for path in sorted(self.out.glob(TMP_PREFIX + "*")):
             name, _, pid = path.name[len(TMP_PREFIX):].rpartition("-")
-            found[int(pid) if pid.isdigit() else -1] = name
-        return found
+            found.setdefault(int(pid) if pid.isdigit() else -1, []).append(name)
+        return {pid: ", ".join(names) for pid, names in found.items()}
 
     def discard_staging(self) -> None:
         for path in self.out.glob(TMP_PREFIX + "*"):

@@ -14,10 +14,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from blm_datasets.export_folder import ExportFolder
-
-
-class WorkerDied(RuntimeError):
-    """An export worker process died (killed, out of memory) while exporting a config."""
+from builders.generate import WorkerDied
 
 
 def run_pool(run_one: Callable[[Any], Any], jobs: Mapping[str, Any], num_proc: int, folder: ExportFolder,

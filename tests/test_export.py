@@ -159,3 +159,18 @@ def test_cli_export_reports_progress_and_errors(capsys, tmp_path):
     assert main(["export", NAMES[0], "--size", "9999999", "--out", str(tmp_path / "r"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"blm export: error: {NAMES[0]}: ") and "--size" in err and not (tmp_path / "r" / NAMES[0]).exists()
+
+
+def test_a_config_and_its_twin_are_exported_together_as_generated_alone(tmp_path, monkeypatch):
+    paper, twin = "agr_ro_typeII", "agr_ro_typeII_balanced"
+    groups = []
+    real = export_module.export_group
+    monkeypatch.setattr(export_module, "export_group", lambda names, *a, **k: groups.append(names) or real(names, *a, **k))
+    result = export([twin, "agr_en_typeI", paper], tmp_path / "out", Options(size=SIZE), audit=False, report=None,
+                    progress=False)
+    assert groups == [(paper, twin), ("agr_en_typeI",)]
+    assert [c.name for c in result.configs] == [twin, "agr_en_typeI", paper]
+    for name in (paper, twin):
+        loaded = datasets.load_dataset(str(result.out), name, cache_dir=str(tmp_path / name))
+        alone = generate(registry.get_spec(name), Options(size=SIZE), progress=False)
+        assert loaded["test"].to_list() == alone["test"].records

@@ -121,8 +121,8 @@ def test_rerun_keeps_the_configs_a_killed_run_finished(old, tmp_path, monkeypatc
     del manifest["configs"][B]  # as if killed after A
     (old / MANIFEST).write_text(json.dumps(manifest))
     made = []
-    real = export_module.export_config
-    monkeypatch.setattr(export_module, "export_config", lambda name, *a, **k: made.append(name) or real(name, *a, **k))
+    real = export_module.export_group
+    monkeypatch.setattr(export_module, "export_group", lambda names, *a, **k: made.extend(names) or real(names, *a, **k))
     quick([A, B], old)
     assert made == [B] and card_configs(old) == [A, B]
 
@@ -160,14 +160,14 @@ def test_ctrl_c_during_export_exits_130_and_keeps_finished_configs(tmp_path, mon
 
 
 def test_dead_worker_fails_at_once_naming_its_config(tmp_path, monkeypatch, capsys):
-    real, parent = export_module.export_config, os.getpid()
+    real, parent = export_module.export_group, os.getpid()
 
-    def killed_in_worker(name, *args, **kwargs):
-        if name == B and os.getpid() != parent:
+    def killed_in_worker(names, *args, **kwargs):
+        if B in names and os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(name, *args, **kwargs)
+        return real(names, *args, **kwargs)
 
-    monkeypatch.setattr(export_module, "export_config", killed_in_worker)
+    monkeypatch.setattr(export_module, "export_group", killed_in_worker)
     start = time.perf_counter()
     with pytest.raises(WorkerDied, match=f"the export worker of {B} died \\(signal SIGKILL; out of memory\\?\\)"):
         export([A, B], tmp_path / "out", Options(size=SIZE), num_proc=2, audit=False, report=None, progress=False)

@@ -150,15 +150,18 @@ def test_balanced_answers_are_the_full_crossing(example):
 # --- generation: exact sizes or a clear error ------------------------------------------------------
 
 def test_a_size_the_lexicon_cannot_fill_names_the_total_asked_and_possible():
+    spec = registry.get_spec("agr_en_typeI")
+    gen = registry.generator("agr", "en")
+    per_seed = len(gen.variants_) * len(gen.clauses)   # type I: every seed x sequence variant x clause type
+    capacity = per_seed * len(gen.lemmas(spec))
     with pytest.raises(ImpossibleSize) as err:
-        generate(registry.get_spec("agr_en_typeI"), Options(size=3841), progress=False)
+        generate(spec, Options(size=capacity + 1), progress=False)
     message = str(err.value)
-    assert message.startswith("agr_en_typeI: --size 3841 asks for 3073 train + 768 test instances; "
-                              "the train split (32 lemmas) can hold at most 3072 distinct instances: "
-                              "ask for at most 3840 in all (--size 3840)")
-    assert err.value.asked == 3841 and err.value.possible == 3840
-    out = generate(registry.get_spec("agr_en_typeI"), Options(size=err.value.possible), progress=False)
-    assert sum(len(s.records) for s in out.values()) == err.value.possible
+    assert message.startswith(f"agr_en_typeI: --size {capacity + 1} asks for ")
+    assert "can hold at most" in message and f"(--size {err.value.possible})" in message
+    assert err.value.asked == capacity + 1 and err.value.possible == capacity
+    out = generate(spec, Options(size=capacity), progress=False)
+    assert sum(len(s.records) for s in out.values()) == capacity
 
 
 def test_a_failing_check_is_a_generator_bug_with_the_instance():
