@@ -1,0 +1,285 @@
+"""Per-language claims of the agreement configs: exact sentences, one test per fixed defect (number
+crossing, Coord prepositions, agreement errors), and the lexicon checker's located errors."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+import yaml
+
+import blm_datasets  # noqa: F401 - registers the validator as generation's check
+from builders import morphology, registry
+from builders.agr import lexicon
+from builders.agr.rules import FLIP, RULES, Step
+from builders.generate import Options, generate
+from builders.lexicon import LexiconError, load_yaml
+
+LANGUAGES = ("en", "fr", "it", "ro")
+CLAUSES = ("main", "completive", "relative")
+
+
+@functools.cache
+def generator(language: str):
+    return registry.generator("agr", language)
+
+
+def realise(language: str, seed: str, step: Step, clause: str = "main") -> str:
+    gen = generator(language)
+    return gen.sentence(gen.base_material(seed), step, clause).text
+
+
+def two(subj: str, n1: str, n2: str, **kw) -> Step:
+    """A two-attractor step whose verb agrees with the subject."""
+    return Step(subj, subj, 2, n1, n2, **kw)
+
+
+# --- one fixed-seed instance per language, word for word ----------------------------------------
+
+INSTANCES = {
+    "en": ("offer", "relative", [
+        "The proposals to the agent that Linda read about are tempting but risky.",
+        "The offer to the agents that Linda asked about is tempting but risky.",
+        "The invitations to the agents that Linda read about are tempting but risky.",
+        "The offer to the agent that Linda joked about is tempting but risky.",
+        "The offers to the agent of the footballers that Linda was thinking about are tempting but risky.",
+        "The offer to the agents of the footballer that Linda asked about is tempting but risky.",
+        "The offers to the agents of the swimmer that Linda read about are tempting but risky.",
+    ], {
+        "Correct": "The offer to the agent of the footballers that Linda was talking about is tempting but risky.",
+        "Coord": "The offer to the agent and the footballers that Linda was talking about is tempting but risky.",
+        "WNA": "The offer of the footballers that Linda was talking about is tempting but risky.",
+        "WN1": "The offer to the agents of the footballers that Linda was talking about is tempting but risky.",
+        "WN2": "The offer to the agent of the footballer that Linda was talking about is tempting but risky.",
+        "AEN2": "The offer to the agent of the footballers that Linda was talking about are tempting but risky.",
+    }),
+    "fr": ("video", "relative", [
+        "Les vidéos du toiletteur que Claire évoquait sont populaires auprès des spectateurs.",
+        "La vidéo des dresseurs que Claire photographiait est populaire auprès des spectateurs.",
+        "Les vidéos des toiletteurs que Claire évoquait sont populaires auprès des spectateurs.",
+        "La vidéo du dresseur que Thomas évoquait est populaire auprès des spectateurs.",
+        "Les vidéos du dresseur du chien que Claire connaissait sont populaires auprès des spectateurs.",
+        "La vidéo des toiletteurs des chiens que Claire évoquait est populaire auprès des spectateurs.",
+        "Les clips des dresseurs des chiens que Claire évoquait sont populaires auprès des spectateurs.",
+    ], {
+        "Correct": "L'image du dresseur du chien que Claire évoquait est populaire auprès des spectateurs.",
+        "Coord": "L'image du dresseur et du chien que Claire évoquait est populaire auprès des spectateurs.",
+        "WNA": "L'image du chien que Claire évoquait est populaire auprès des spectateurs.",
+        "WN1": "L'image des dresseurs du chien que Claire évoquait est populaire auprès des spectateurs.",
+        "WN2": "L'image du dresseur des chiens que Claire évoquait est populaire auprès des spectateurs.",
+        "AEV": "L'image du dresseur du chien que Claire évoquait sont populaires auprès des spectateurs.",
+    }),
+    "it": ("compliment", "main", [
+        "Il brindisi agli apprendisti è gentile e sincero.",
+        "I complimenti al cliente sono gentili e sinceri.",
+        "Il ringraziamento all'apprendista è gentile e sincero.",
+        "I complimenti agli assistenti sono gentili e sinceri.",
+        "Il complimento agli assistenti del fornaio è gentile e sincero.",
+        "I biglietti all'apprendista dei fornai sono gentili e sinceri.",
+        "La lettera all'apprendista dei fornai è gentile e sincera.",
+    ], {
+        "Correct": "I complimenti ai clienti del fornaio sono gentili e sinceri.",
+        "Coord": "I complimenti ai clienti e al fornaio sono gentili e sinceri.",
+        "WNA": "I complimenti del fornaio sono gentili e sinceri.",
+        "WN1": "I complimenti al cliente del fornaio sono gentili e sinceri.",
+        "WN2": "I complimenti ai clienti dei fornai sono gentili e sinceri.",
+        "AEN2": "I complimenti ai clienti del fornaio è gentile e sincero.",
+    }),
+    "ro": ("warning", "completive", [
+        "Ion declară că avertismentele de la veterinar sunt clare dar îngrijorătoare.",
+        "Maria crede că avertismentul de la veterinari este clar dar îngrijorător.",
+        "Ion crede că opiniile de la veterinari sunt clare dar îngrijorătoare.",
+        "Ion crede că raportul de la veterinar este clar dar îngrijorător.",
+        "Ion crede că opiniile de la veterinarul ciobanilor sunt clare dar îngrijorătoare.",
+        "Ion crede că scrisoarea de la veterinarii ciobanilor este clară dar îngrijorătoare.",
+        "Ion crede că răspunsurile de la veterinarii ciobanului sunt clare dar îngrijorătoare.",
+    ], {
+        "Correct": "Ion crede că avertismentul de la inspectorul ciobanului este clar dar îngrijorător.",
+        "Coord": "Ion crede că avertismentul de la inspector și de la cioban este clar dar îngrijorător.",
+        "WNA": "Ion crede că avertismentul ciobanului este clar dar îngrijorător.",
+        "WN1": "Ion crede că avertismentul de la inspectorii ciobanului este clar dar îngrijorător.",
+        "WN2": "Ion crede că avertismentul de la inspectorul ciobanilor este clar dar îngrijorător.",
+        "AEV": "Ion crede că avertismentul de la inspectorul ciobanului sunt clare dar îngrijorătoare.",
+    }),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_one_type_ii_instance_reads_word_for_word(language):
+    out = generate(registry.get_spec(f"agr_{language}_typeII"), Options(size=20, seed=3), progress=False)
+    record = out["test"].records[0]
+    lemma, clause, context, answers = INSTANCES[language]
+    assert (record["lemma"], record["template"]) == (lemma, clause)
+    assert record["context"] == context
+    assert dict(zip(record["answer_labels"], record["answers"])) == answers
+    assert record["answers"][record["label"]] == answers["Correct"]
+
+
+# --- defect 1: number crossing -----------------------------------------------------------------
+
+def test_seeds_are_parallel_with_the_same_relations_in_every_language():
+    english = lexicon.load("en")["seeds"]
+    for language in LANGUAGES[1:]:
+        seeds = lexicon.load(language)["seeds"]
+        assert [s["id"] for s in seeds] == [s["id"] for s in english]
+        assert [dict(s["relations"]) for s in seeds] == [dict(s["relations"]) for s in english]
+
+
+def test_every_declared_relation_is_plausible_under_number_crossing():
+    for language in LANGUAGES:
+        kinds = {kind for seed in lexicon.load(language)["seeds"] for kind in seed["relations"].values()}
+        assert kinds <= set(lexicon.PLAUSIBLE) and not kinds & set(lexicon.IMPLAUSIBLE)
+
+
+@pytest.mark.parametrize("language, expected", [
+    # formerly "the report on the accident of the factories" (fr/it/ro) and "the article about the
+    # singer of the bands" (a member of one band): now a singular head with plural dependents reads well
+    ("en", ["The report from the inspectors of the schools is detailed and positive.",
+            "The article about the drivers of the singers is everywhere."]),
+    ("fr", ["Le rapport des inspecteurs des écoles est détaillé et positif.",
+            "L'article sur les chauffeurs des chanteuses est partout."]),
+    ("it", ["Il rapporto degli ispettori delle scuole è dettagliato e positivo.",
+            "L'articolo sugli autisti dei cantanti è ovunque."]),
+    ("ro", ["Raportul de la inspectorii școlilor este detaliat și pozitiv.",
+            "Articolul despre șoferii cântăreților este peste tot."]),
+])
+def test_a_singular_head_with_plural_dependents_is_plausible(language, expected):
+    assert [realise(language, seed, two("sg", "pl", "pl")) for seed in ("report", "article")] == expected
+
+
+# --- defect 2: Coord repeats what cannot scope over a coordination ----------------------------
+
+@pytest.mark.parametrize("language, seed, n2, expected", [
+    ("en", "letter", "sg", "The letter from the lawyer and the client is on the kitchen table."),
+    ("fr", "letter", "sg", "La lettre de l'avocat et du client est sur la table de la cuisine."),
+    ("fr", "petition", "pl", "La pétition au patron et aux ouvriers est polie mais ferme."),
+    ("fr", "present", "pl", "Le cadeau pour l'institutrice et les enfants est prêt pour la fête."),
+    ("it", "letter", "sg", "La lettera dell'avvocato e del cliente è sul tavolo della cucina."),
+    ("it", "petition", "pl", "La petizione al capo e agli operai è educata ma ferma."),
+    ("it", "interview", "pl", "L'intervista con lo psicologo e le vittime è breve ma utile."),
+    ("ro", "present", "pl", "Cadoul pentru profesoară și pentru copii este gata pentru petrecere."),
+    ("ro", "letter", "sg", "Scrisoarea de la avocat și de la client este pe masa din bucătărie."),
+    ("ro", "interview", "pl", "Interviul cu psihologul și victimele este scurt dar util."),
+])
+def test_coord_repeats_only_the_prepositions_that_cannot_scope_over_a_coordination(language, seed, n2, expected):
+    assert realise(language, seed, two("sg", "sg", n2, coord=True)) == expected
+
+
+def test_every_fusing_or_bare_taking_preposition_is_repeated():
+    """fr de/à and it's articulated prepositions fuse with the article; ro prepositions other than
+    cu take the bare noun: each such preposition a seed uses is listed in coordination_repeats."""
+    fused = {"fr": {"de", "à"}, "it": set(morphology.language("it").ARTICULATED)}
+    for language in ("fr", "it", "ro"):
+        lex = lexicon.load(language)
+        for seed in lex["seeds"]:
+            prep = seed["attractor1"]["prep"]
+            last = prep.rsplit(" ", 1)[-1]
+            if language == "ro":
+                must = prep not in morphology.language("ro").ARTICLED_PREPOSITIONS
+            else:
+                must = last in fused[language]
+            assert must == (prep in lex["coordination_repeats"] or last in lex["coordination_repeats"]), \
+                (language, seed["id"], prep)
+
+
+# --- defect 3: agreement errors flip the predicate's number and nothing else -------------------
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_agreement_error_changes_the_predicate_only_and_visibly(language):
+    gen = generator(language)
+    agreement = RULES["agreement"]
+    for seed in lexicon.load(language)["seeds"]:
+        material = gen.base_material(seed["id"])
+        for clause in CLAUSES:
+            for subj in ("sg", "pl"):
+                for count, n1, n2 in ((1, "sg", "pl"), (2, "pl", "sg"), (2, FLIP[subj], FLIP[subj])):
+                    gold = Step(subj, subj, count, n1, n2)
+                    wrong = agreement.corrupt(gold, None)
+                    good, bad = gen.sentence(material, gold, clause), gen.sentence(material, wrong, clause)
+                    assert good.chunks[:-1] == bad.chunks[:-1] and good.chunks[-1] != bad.chunks[-1]
+
+
+@pytest.mark.parametrize("language, seed, expected", [
+    # Italian and Romanian predicates agree in gender too: the error keeps the gender, flips the number
+    ("it", "cake", ("La torta per il collega del pompiere è deliziosa e fresca.",
+                    "La torta per il collega del pompiere sono deliziose e fresche.")),
+    ("ro", "cake", ("Tortul pentru colegul pompierului este delicios și proaspăt.",
+                    "Tortul pentru colegul pompierului sunt delicioase și proaspete.")),
+    ("ro", "interview", ("Interviul cu psihologul victimei este scurt dar util.",
+                         "Interviul cu psihologul victimei sunt scurte dar utile.")),
+    # French: elision and contractions untouched, participle and adjectives agree in the error
+    ("fr", "interview", ("L'interview avec le psychologue de la victime est courte mais utile.",
+                         "L'interview avec le psychologue de la victime sont courtes mais utiles.")),
+    ("en", "postcard", ("The postcard from the friend of the twin has finally arrived.",
+                        "The postcard from the friend of the twin have finally arrived.")),
+])
+def test_agreement_error_keeps_gender_and_flips_number(language, seed, expected):
+    gold = two("sg", "sg", "sg")
+    assert (realise(language, seed, gold), realise(language, seed, gold._replace(verb="pl"))) == expected
+
+
+# --- the checker's errors, with file and line ----------------------------------------------------
+
+def _shipped(language: str) -> dict:
+    return yaml.safe_load((lexicon.HERE / "lexicons" / f"{language}.yaml").read_text(encoding="utf-8"))
+
+
+def _check(tmp_path, data: dict, language: str = "en") -> None:
+    path = tmp_path / f"{language}.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    load_yaml.cache_clear()
+    lexicon.check(load_yaml(path), path)
+
+
+def _error(tmp_path, data: dict, language: str = "en") -> LexiconError:
+    with pytest.raises(LexiconError) as err:
+        _check(tmp_path, data, language)
+    assert err.value.path.endswith(f"{language}.yaml") and err.value.line and err.value.line > 1
+    return err.value
+
+
+def test_an_implausible_relation_is_rejected_with_why(tmp_path):
+    data = _shipped("en")
+    data["seeds"][2]["relations"]["attractor1"] = "location"
+    err = _error(tmp_path, data)
+    assert err.entry == f"seed {data['seeds'][2]['id']!r}.relations"
+    assert "'location'" in err.reason and "the painting on the walls" in err.reason
+
+
+def test_an_unknown_or_missing_relation_is_rejected(tmp_path):
+    data = _shipped("en")
+    data["seeds"][0]["relations"]["attractor2"] = "near"
+    assert "not a relation type" in _error(tmp_path, data).reason
+    data = _shipped("en")
+    del data["seeds"][0]["relations"]["subject_attractor2"]
+    assert "missing field 'subject_attractor2'" in _error(tmp_path, data).reason
+    data = _shipped("en")
+    data["seeds"][0]["relations"]["attractor3"] = "topic"
+    assert "unknown key 'attractor3'" in _error(tmp_path, data).reason
+
+
+def test_a_preposition_without_a_coordination_decision_is_rejected(tmp_path):
+    data = _shipped("fr")
+    data["coordination_shares"].remove("pour")
+    err = _error(tmp_path, data, "fr")
+    assert "'pour'" in err.reason and "coordination_repeats" in err.reason
+    data = _shipped("fr")
+    data["coordination_shares"].append("de")
+    assert "in both" in _error(tmp_path, data, "fr").reason
+
+
+def test_a_noun_whose_number_is_invisible_in_its_slot_is_rejected(tmp_path):
+    data = _shipped("ro")
+    data["nouns"]["învățătoare"] = {"gender": "f", "sg": "învățătoarea", "pl": "învățătoarele",
+                                    "gen_sg": "învățătoarei", "gen_pl": "învățătoarelor",
+                                    "bare_sg": "învățătoare", "bare_pl": "învățătoare"}
+    present = next(s for s in data["seeds"] if s["id"] == "present")
+    present["attractor1"]["noun"] = "învățătoare"
+    err = _error(tmp_path, data, "ro")
+    assert "'pentru învățătoare' in both numbers" in err.reason
+
+
+def test_fewer_than_forty_seeds_is_an_error(tmp_path):
+    data = _shipped("it")
+    data["seeds"] = data["seeds"][:39]
+    assert "at least 40 seeds" in _error(tmp_path, data, "it").reason
