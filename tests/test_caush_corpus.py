@@ -49,7 +49,7 @@ def test_each_fixture_sentence_is_kept_or_skipped_as_its_expect_line_says():
     assert len(skipped) == 9  # every skip reason is exercised
 
 
-def test_the_copula_and_the_modal_are_not_the_main_verb():
+def test_main_predicate_through_copula_modal_impersonal_coordination_and_verbless_clause():
     # היה (AUX, HebBinyan=PAAL) and ניתן (VerbType=Mod, HebBinyan=NIFAL) carry a binyan, but the
     # clause's verb is their complement: להחנות (HIFIL), למצוא (PAAL)
     words = {k: {t["id"]: t for t in s if isinstance(t["id"], int)} for k, s in _sentences(FIXTURE).items()}
