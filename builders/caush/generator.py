@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Hashable
 
 from builders import morphology, sampling
-from builders.base import Candidate, ConfigSpec, Generator, ImpossibleSize, Instance, Sentence
+from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
 from builders.caush import corpus, lexicon, rules
-from builders.lexicon import load_yaml
+from builders.generator import Generator
+from builders.template import Strict, Template
 
 logger = logging.getLogger(__name__)
 
@@ -27,28 +28,46 @@ MIN_SPLIT_LEMMAS = NEEDED + 1
 CORE_ATTEMPTS = 200  # random tries for a lemma split whose sides can each fill an instance
 
 
+class NaturalSection(Strict):
+    min_words: int
+    max_words: int
+    sources: tuple[str, ...]
+
+
+class SyntheticSection(Strict):
+    cells: tuple[str, ...]
+
+
+class CausHTemplate(Template):
+    binyanim: tuple[str, ...]
+    columns: dict[str, tuple[str, ...]]
+    pattern: str
+    test_lemma_fraction: dict[str, float]   # per variant (natural, synthetic)
+    natural: NaturalSection
+    synthetic: SyntheticSection
+
+
 class CausHGenerator(Generator):
     phenomenon = "caush"
-    description = "Hebrew binyanim PAAL/NIFAL/HIFIL/HUFAL from UD sentences or verb forms (BLM-CausH)."
-    context_size = 7
+    rules = rules.RULES
+    template_model = CausHTemplate
     lexical_types = ("III",)
     variants = ("natural", "synthetic")
     # Every answer set holds one candidate per binyan (the only manipulated attribute) and the gold
-    # binyan is uniform over instances, so the paper's answer set is already balanced; all wrong
-    # answers are GRAMMAR, so k = 1 well-formed candidate. A `_balanced` twin would be identical.
+    # binyan is uniform over instances and columns, so the paper's answer set is already balanced
+    # (k = 4 well-formed candidates, each binyan once). A `_balanced` twin would be identical.
     has_balanced = False
 
     def __init__(self, language: str):
         super().__init__(language)
-        self.template = load_yaml(self.directory() / "template.yaml")
-        self.binyanim = tuple(self.template["binyanim"])
-        self.columns = {t: list(seq) for t, seq in self.template["columns"].items()}
+        t = self.template
+        self.binyanim = t.binyanim
+        self.columns = {target: list(seq) for target, seq in t.columns.items()}
         rules.check_columns(self.columns, self.binyanim, self.context_size)
-        self.cells = tuple(self.template["synthetic"]["cells"])
+        self.cells = t.synthetic.cells
         self.lex = lexicon.load(language, self.binyanim, self.cells)
         self.roots = self.lex["roots"]
-        self.pattern_template = self.template["pattern"]
-        self.wrong_class = self.template["wrong_class"]
+        self.pattern_template = t.pattern
         self.variant_: str | None = None
         self._natural_key: tuple | None = None
         self.extraction: corpus.Extraction | None = None
@@ -57,16 +76,16 @@ class CausHGenerator(Generator):
     def configure(self, spec: ConfigSpec, options) -> None:
         """natural: read the CoNLL-U files of ``options.sources`` (or fetch the UD treebanks)."""
         self.variant_ = spec.variant
-        self.test_lemma_fraction = self.template["test_lemma_fraction"][spec.variant]
+        self.test_lemma_fraction = self.template.test_lemma_fraction[spec.variant]
         if spec.variant != "natural":
             return
-        settings = self.template["natural"]
+        settings = self.template.natural
         sources = getattr(options, "sources", None)
         paths = [Path(p) for p in sources] if sources else corpus.fetch_default_sources(
-            settings["sources"], spec.name.removesuffix("_balanced"))
+            list(settings.sources), spec.name.removesuffix("_balanced"))
         key = tuple((str(p.resolve()), p.stat().st_mtime_ns if p.exists() else 0) for p in paths)
         if key != self._natural_key:
-            self.extraction = corpus.extract(paths, self.binyanim, settings["min_words"], settings["max_words"])
+            self.extraction = corpus.extract(paths, self.binyanim, settings.min_words, settings.max_words)
             self._natural_key = key
             self._lemma_binyan = self._majority_binyan(self.extraction.sentences)
 
@@ -76,9 +95,6 @@ class CausHGenerator(Generator):
         for s in sentences:
             counts[s.lemma][s.binyan] += 1
         return {lemma: c.most_common(1)[0][0] for lemma, c in counts.items()}
-
-    def default_size(self, spec: ConfigSpec) -> int:
-        return self.template["sizes"][spec.lexical_type]
 
     def _pool(self) -> list[corpus.CorpusSentence]:
         if self.extraction is None:
@@ -288,32 +304,39 @@ class CausHGenerator(Generator):
     def _stems(self, root: str, binyan: str, cell: int) -> frozenset[str]:
         return morphology.content_stems(self.roots[root][binyan][cell], self.language) | {f"root:{root}"}
 
-    # --- realisation ---------------------------------------------------------------------------
-    def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
-        target, binyans = plan[0], rules.answer_binyanim(plan[0], self.binyanim)
-        labels = rules.answer_labels(target, self.binyanim, self.wrong_class)
+    # --- the framework's hooks -----------------------------------------------------------------
+    def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:
+        """Steps are binyanim; the answer's words map each binyan to its candidate sentence (natural)
+        or give the root and cell every candidate shares (synthetic)."""
+        target = plan[0]
+        steps = (*self.columns[target], target)
         if spec.variant == "natural":
-            _, sentences = plan
-            context = [self._natural(s) for s in sentences[: self.context_size]]
-            answers = [self._natural(s) for s in sentences[self.context_size:]]
-            lemma = sentences[self.context_size].lemma
+            sentences = plan[1]
+            answers = dict(zip(rules.answer_binyanim(target, self.binyanim), sentences[self.context_size:]))
+            words = (*sentences[: self.context_size], answers)
+            lemma = answers[target].lemma
         else:
-            _, ctx, (root, cell) = plan
-            context = [self._synthetic(r, b, c) for (r, c), b in zip(ctx, self.columns[target])]
-            answers = [self._synthetic(root, b, cell) for b in binyans]
-            lemma = root
-        candidates = [Candidate(sentence, label, cls) for sentence, (label, cls) in zip(answers, labels)]
-        return Instance(context, candidates, lemma=lemma, template=f"{spec.variant}-{target}")
+            _, ctx, answer = plan
+            words, lemma = (*ctx, answer), answer[0]
+        return Matrix(f"{spec.variant}-{target}", steps, words, lemma, facts=self.binyanim)
 
-    def _natural(self, s: corpus.CorpusSentence) -> Sentence:
-        return Sentence(s.text, s.chunks, rules.pattern(s.binyan, self.pattern_template))
+    def sentence(self, words, step: str, template: str) -> Sentence:
+        pattern = rules.pattern(step, self.pattern_template)
+        if isinstance(words, dict):           # natural: the candidate sentence of this binyan
+            words = words[step]
+        if isinstance(words, corpus.CorpusSentence):
+            return Sentence(words.text, words.chunks, pattern)
+        root, cell = words                    # synthetic: the root's form in this binyan and cell
+        form = self.roots[root][step][cell]
+        return Sentence(form, (form,), pattern)
 
-    def _synthetic(self, root: str, binyan: str, cell: int) -> Sentence:
-        form = self.roots[root][binyan][cell]
-        return Sentence(form, (form,), rules.pattern(binyan, self.pattern_template))
+    def sequences(self):
+        for variant in self.variants:
+            for target, column in self.columns.items():
+                yield f"{variant}-{target}", (*column, target)
 
-    def next_patterns(self, spec: ConfigSpec, template: str, context_patterns: Sequence[str]) -> set[str]:
-        return rules.next_patterns(self.columns, context_patterns, self.pattern_template)
+    def pattern(self, step: str, template: str) -> str:
+        return rules.pattern(step, self.pattern_template)
 
 
 def _picks(pool: list, rng: random.Random):

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from builders.rules import RuleBook
+
+RULES = RuleBook("caush")
+
 
 def check_columns(columns: dict[str, list[str]], binyanim: Sequence[str], context_size: int) -> None:
     """Each column is three pairs and a seventh sentence in the fourth binyan (its target)."""
@@ -28,12 +32,12 @@ def answer_binyanim(target: str, binyanim: Sequence[str]) -> list[str]:
     return [target, *(b for b in binyanim if b != target)]
 
 
-def answer_labels(target: str, binyanim: Sequence[str], wrong_class: str) -> list[tuple[str, str]]:
-    """(label, error class) per candidate: ``Correct`` for the gold, the binyan name otherwise."""
-    return [("Correct", "CORRECT") if b == target else (b, wrong_class) for b in answer_binyanim(target, binyanim)]
+@RULES.rule("binyan", label=lambda binyan: binyan, error_class="SEQUENCE")
+def other_binyanim(gold: str, matrix) -> list[str]:
+    """Each other binyan in turn: a real sentence (or verb form) whose main verb is in another binyan.
 
-
-def next_patterns(columns: dict[str, list[str]], context_patterns: Sequence[str], template: str) -> set[str]:
-    """The gold pattern of every column whose seven context patterns match."""
-    return {pattern(seq[6], template) for seq in columns.values()
-            if [pattern(b, template) for b in seq] == list(context_patterns)}
+    Labelled with the binyan it takes. SEQUENCE, not GRAMMAR as in 000 §4.3: every candidate is a
+    well-formed Hebrew sentence (a UD sentence, or an existing form of the root), it only breaks
+    the matrix (builders/README.md, class policy).
+    """
+    return [b for b in matrix.facts if b != gold]
