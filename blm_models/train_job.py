@@ -65,7 +65,7 @@ def load_checked_splits(config: str | None, path: str | None, flag_prefix: str =
         raise
     except (ValueError, OSError, KeyError) as error:  # the loader's own message says what is wrong
         message = " ".join(str(error).split()) or type(error).__name__
-        raise DataError(f"{flag}: {message}") from error
+        raise DataError(f"{flag}: {message}" if config or path else message) from error
     except IndexError as error:  # datasets fails this way on a saved split with no rows (0 shards)
         raise DataError(f"{flag}: cannot be loaded (IndexError: {error}); check that it holds 'train' and 'test' "
                         "splits with rows, and save or generate it again") from error
