@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from builders import morphology
+
 
 class LexiconError(ValueError):
     """A lexicon or template file is malformed; the message names file, line and entry."""
@@ -153,3 +155,20 @@ class Checker:
         if value not in allowed:
             self.fail(node, entry, f"{key!r} is {value!r}; expected one of {', '.join(allowed)}")
         return value
+
+
+def disjoint_roles(c: Checker, entry: Any, name: str, pools: Mapping[str, list[str]], language: str,
+                   owner: Mapping[str, str] | None = None) -> None:
+    """The noun phrases of different roles share no content word with each other or with ``owner``
+    (stem -> what uses it, e.g. the verb): *the boatman* / *the boat* would leave roles untellable
+    apart and type I sentences too few distinct words."""
+    owner = dict(owner or {})
+    for role, texts in pools.items():
+        role_stems: dict[str, str] = {}
+        for text in texts:
+            for stem in morphology.content_stems(text, language):
+                role_stems.setdefault(stem, text)
+        for stem, text in role_stems.items():
+            if stem in owner:
+                c.fail(entry, name, f"{text!r} ({role}) shares the word stem {stem!r} with {owner[stem]}")
+        owner.update({stem: f"{text!r} ({role})" for stem, text in role_stems.items()})

@@ -12,7 +12,8 @@ from blm_datasets.validate import jaccard
 from builders import morphology, registry
 from builders.generate import Options, generate
 from builders.lexicon import LexiconError
-from builders.roll import forms, lexicon
+from builders.morphology import en as forms
+from builders.roll import lexicon
 from lexicon_files import check_written, shipped_english
 
 # 002 Fig. 10 in this package's notation (1/2 = the paradigm whose words fill the slot).

@@ -11,6 +11,7 @@ from builders import registry, template
 from builders.base import ImpossibleSize
 from builders.generate import Options, generate
 from builders.lexicon import LexiconError
+from builders.morphology import en
 from builders.sprayload import lexicon, verbs
 from builders.sprayload.generator import SprayLoadTemplate
 from builders.sprayload.realise import Material
@@ -158,11 +159,11 @@ def test_lemma_split_has_eight_test_verbs_and_type_iii_needs_them():
 # --- morphology ----------------------------------------------------------------------------------
 
 def test_verb_forms_follow_english_inflection():
-    assert [verbs.regular_past(v) for v in ("spray", "rub", "drizzle", "spritz", "plaster", "shower", "wrap")] == [
+    assert [en.regular_past(v) for v in ("spray", "rub", "drizzle", "spritz", "plaster", "shower", "wrap")] == [
         "sprayed", "rubbed", "drizzled", "spritzed", "plastered", "showered", "wrapped"]
-    assert verbs.expected_forms("sow") == ("sowed", "sown") and verbs.expected_forms("strew") == ("strewed", "strewn")
-    assert verbs.form_error(verbs.Verb("sow", "sowed", "sowed")) is not None
-    assert verbs.form_error(verbs.Verb("hang", "hanged", "hanged")) is not None
+    assert en.expected_forms("sow") == ("sowed", "sown") and en.expected_forms("strew") == ("strewed", "strewn")
+    assert en.form_error(en.Verb("sow", "sowed", "sowed")) is not None
+    assert en.form_error(en.Verb("hang", "hanged", "hanged")) is not None
 
 
 def test_frames_agree_with_the_subject():

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from builders import morphology
-from builders.lexicon import Checker, LexiconError, load_yaml
-from builders.roll import forms
+from builders.lexicon import Checker, LexiconError, disjoint_roles, load_yaml
+from builders.morphology import en as forms
 
 HERE = Path(__file__).parent
 MIN_POOL = 5            # five agents, themes and locations per scene
@@ -109,21 +109,6 @@ def _verb_fact(c: Checker, entry, key: str, name: str, scene_verbs: list[str]) -
         if value not in scene_verbs:
             c.fail(entry, name, f"{key}: {value!r} is not a verb of this scene ({', '.join(scene_verbs)})")
     return frozenset(values)
-
-
-def disjoint_roles(c: Checker, entry, name: str, pools: dict[str, list[str]], language: str) -> None:
-    """The noun phrases of different roles share no content word (*the boatman* / *the boat*):
-    roles must stay tellable apart."""
-    owner: dict[str, str] = {}
-    for role, texts in pools.items():
-        role_stems: dict[str, str] = {}
-        for text in texts:
-            for stem in morphology.content_stems(text, language):
-                role_stems.setdefault(stem, text)
-        for stem, text in role_stems.items():
-            if stem in owner:
-                c.fail(entry, name, f"{text!r} ({role}) shares the word stem {stem!r} with {owner[stem]}")
-        owner.update({stem: f"{text!r} ({role})" for stem, text in role_stems.items()})
 
 
 def _pool(c: Checker, entry, key: str, name: str, language: str) -> tuple[NP, ...]:

@@ -7,7 +7,7 @@ from typing import Callable, NamedTuple
 from builders.base import Sentence
 from builders.roll.lexicon import Lexicon
 from builders.roll.rules import Step
-from builders.roll import forms
+from builders.morphology import en as forms
 
 DIAGNOSTIC = "did something"   # the agentivity diagnostic: "The boy did something to the ball"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from builders import morphology
-from builders.lexicon import Checker, LexiconError, load_yaml
+from builders.lexicon import Checker, LexiconError, disjoint_roles, load_yaml
 from builders.sprayload import verbs
 
 HERE = Path(__file__).parent
@@ -150,23 +150,6 @@ def _can_also_be(c: Checker, entry, name: str) -> frozenset[tuple[str, str]]:
             c.fail(node, f"{name}.can_also_be", f"{own}: must list other roles among {', '.join(roles)}")
         out |= {(own, other) for other in others}
     return frozenset(out)
-
-
-def disjoint_roles(c: Checker, entry, name: str, pools: dict[str, list[str]], language: str,
-                   owner: dict[str, str] | None = None) -> None:
-    """The noun phrases of different roles share no content word with each other or with ``owner``
-    (stem -> what uses it, e.g. the verb): "the gardener sowed the garden" would leave type I
-    sentences too few distinct words, and roles must stay tellable apart."""
-    owner = dict(owner or {})
-    for role, texts in pools.items():
-        role_stems: dict[str, str] = {}
-        for text in texts:
-            for stem in morphology.content_stems(text, language):
-                role_stems.setdefault(stem, text)
-        for stem, text in role_stems.items():
-            if stem in owner:
-                c.fail(entry, name, f"{text!r} ({role}) shares the word stem {stem!r} with {owner[stem]}")
-        owner.update({stem: f"{text!r} ({role})" for stem, text in role_stems.items()})
 
 
 def _np(c: Checker, item, parent, entry: str, location: bool, language: str) -> NP:
