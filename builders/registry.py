@@ -7,7 +7,8 @@ import functools
 import importlib
 import importlib.util
 
-from builders.base import ConfigSpec, Generator
+from builders.base import ConfigSpec
+from builders.generator import Generator
 
 # Adding a phenomenon = one generator package under builders/ plus its line here:
 # phenomenon name -> "module:attribute" of its Generator subclass.
