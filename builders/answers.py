@@ -12,11 +12,11 @@ corruption that changes nothing) is left out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from builders.rules import GOLD_CLASS, GOLD_LABEL, RuleBook
-from builders.template import CandidateDecl, RuleRef
+from builders.template import BalancedDecl, CandidateDecl, RuleRef
 
 
 @dataclass(frozen=True)
@@ -64,10 +64,14 @@ def paper_answers(gold: Any, decls: Sequence[CandidateDecl], book: RuleBook, mat
     return out
 
 
-def balanced_answers(gold: Any, factors: Sequence[RuleRef], book: RuleBook, matrix: Any) -> list[Answer]:
-    """The full crossing of ``factors`` (each kept, or corrupted to each of its wrong values)."""
+def balanced_answers(gold: Any, declared: BalancedDecl | Sequence[RuleRef], book: RuleBook,
+                     matrix: Any) -> list[Answer]:
+    """The full crossing of the factors (each kept, or corrupted to each of its wrong values),
+    keeping a well-formed candidate only where ``wellformed_from`` allows it."""
+    if not isinstance(declared, BalancedDecl):
+        declared = BalancedDecl(factors=tuple(declared))
     partial: list[tuple[Any, tuple[RuleRef, ...]]] = [(gold, ())]
-    for ref in factors:
+    for ref in declared.factors:
         grown = []
         for step, applied in partial:
             grown.append((step, applied))
@@ -84,6 +88,10 @@ def balanced_answers(gold: Any, factors: Sequence[RuleRef], book: RuleBook, matr
             answer = _judged(step, applied, book, matrix, None)
             if answer is None or step == gold:
                 continue
+            allowed = declared.wellformed_from
+            if answer.error_class != "GRAMMAR" and allowed is not None and not set(answer.rules) <= set(allowed):
+                continue
+            answer = replace(answer, label=declared.labels.get(answer.label, answer.label))
         seen.add(step)
         out.append(answer)
     return out

@@ -147,6 +147,7 @@ class Generator:
     def answers(self, matrix: Matrix, balanced: bool) -> list[Answer]:
         """The answer set of a matrix (gold first), built from the template's declarations; cached
         by what it depends on (gold step, template, facts) when the facts are hashable."""
+        # judges read only the gold step, the template and matrix.facts (never matrix.words): so cached
         key = (balanced, matrix.steps[-1], matrix.template, matrix.facts)
         try:
             return self._answer_cache[key]
@@ -160,10 +161,14 @@ class Generator:
         return answers
 
     def _answers(self, matrix: Matrix, balanced: bool) -> list[Answer]:
-        gold, declared = matrix.steps[-1], self.template.answers
+        gold, declared = matrix.steps[-1], self.declared_answers(matrix.template)
         if balanced:
-            return balanced_answers(gold, declared.balanced.factors, self.rules, matrix)
+            return balanced_answers(gold, declared.balanced, self.rules, matrix)
         return paper_answers(gold, declared.paper, self.rules, matrix)
+
+    def declared_answers(self, template: str) -> templates.AnswersDecl:
+        """The answer sets a template variant declares (one for all unless a phenomenon says otherwise)."""
+        return self.template.answers
 
     def context(self, matrix: Matrix) -> list[Sentence]:
         n = self.context_size

@@ -68,9 +68,17 @@ class CandidateDecl(Strict):
 
 
 class BalancedDecl(Strict):
-    """The balanced answer set (SPEC §6): the full crossing of these rules, each kept or corrupted."""
+    """The balanced answer set (SPEC §6): the full crossing of these rules, each kept or corrupted.
+
+    ``wellformed_from``: the rules whose corruption may leave a candidate well-formed; a candidate
+    that corrupts any other factor is kept only where it is GRAMMAR (a well-formed candidate that
+    is never the gold would let an answer-only model reject it). ``labels``: names for the joined
+    labels of some combinations (the paper's ``IE-SI`` for ``I-INT+E-SI``).
+    """
 
     factors: tuple[RuleRef, ...] = Field(min_length=1)
+    wellformed_from: tuple[str, ...] | None = None
+    labels: dict[str, str] = Field(default_factory=dict)
 
 
 class AnswersDecl(Strict):
@@ -104,6 +112,8 @@ class Template(Strict):
             refs += [(ref, ("answers", "paper", i, "rules", j)) for j, ref in enumerate(cand.rules)]
         if self.answers.balanced:
             refs += [(ref, ("answers", "balanced", "factors", j)) for j, ref in enumerate(self.answers.balanced.factors)]
+            refs += [(RuleRef(name=name), ("answers", "balanced", "wellformed_from", j))
+                     for j, name in enumerate(self.answers.balanced.wellformed_from or ())]
         return refs
 
 

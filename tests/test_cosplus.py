@@ -348,9 +348,9 @@ def test_template_declares_answers_per_template(tmp_path):
     (tmp_path / "t.yaml").write_text(text + "answers: {paper: [tense]}\n", encoding="utf-8")
     with pytest.raises(LexiconError, match="declared per template"):
         load(tmp_path / "t.yaml", CosPlusGenerator.template_model)
-    (tmp_path / "p.yaml").write_text(text.replace("{agent_subject: {only: GRAMMAR}}", "{agent_subject: {only: GRAMER}}"),
+    (tmp_path / "p.yaml").write_text(text.replace("factors: [agent_subject, tense]", "factors: [{agent_subject: {x: 1}}, tense]"),
                                      encoding="utf-8")
-    with pytest.raises(LexiconError, match="templates.t2i.answers.balanced.factors.0: rule 'agent_subject' takes"):
+    with pytest.raises(LexiconError, match="templates.t2i.answers.balanced.factors.0: rule 'agent_subject' takes no"):
         load(tmp_path / "p.yaml", CosPlusGenerator.template_model)
     from builders.template import check_rules
 

@@ -237,3 +237,16 @@ def test_random_split_mixes_lemmas_and_takes_the_test_share():
     out = generate(registry.get_spec("agr_en_typeI"), Options(size=600, split="random"), progress=False)
     assert {r["lemma"] for r in out["train"].records} & {r["lemma"] for r in out["test"].records}
     assert len(out["test"].records) == 60
+
+
+def test_balanced_wellformed_from_drops_well_formed_candidates_of_other_rules_and_labels_rename(example):
+    from builders.template import BalancedDecl
+
+    book, Step = _book()
+    gold = Step(3, "pl", "pl")
+    dog = Matrix("down", (gold,), ("dog",), "dog", facts={"sg": "dog", "pl": "dogs"})
+    declared = BalancedDecl.model_validate({"factors": ["count", "agreement"], "wellformed_from": ["agreement"],
+                                            "labels": {"WC+AE": "BOTH"}})
+    answers = balanced_answers(gold, declared, book, dog)
+    assert [(a.label, a.error_class) for a in answers] == [("Correct", "CORRECT"), ("AE", "GRAMMAR"),
+                                                           ("BOTH", "GRAMMAR")]

@@ -7,7 +7,6 @@ Both verb classes share one package: the template (``cos.yaml`` / ``od.yaml``, e
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import random
@@ -16,7 +15,6 @@ from typing import Literal
 
 from pydantic import field_validator, model_validator
 
-from builders.answers import Answer
 from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
 from builders.cos_od import lexicon, rules, verbs
 from builders.cos_od.judge import Facts
@@ -38,17 +36,9 @@ class StepDecl(Strict):
     si: bool = False
 
 
-class BalancedSet(Strict):
-    """Which rules may leave a balanced candidate well-formed, and the paper's names of combinations."""
-
-    keep_wellformed: tuple[str, ...] = ()
-    labels: dict[str, str] = {}
-
-
 class CosOdTemplate(Template):
     sequence: tuple[StepDecl, ...]
     frame_pairs: tuple[tuple[int, int], ...]
-    balanced_set: BalancedSet = BalancedSet()
 
     @field_validator("frame_pairs")
     @classmethod
@@ -123,16 +113,6 @@ class CosOdGenerator(Generator):
     @functools.lru_cache(maxsize=1 << 14)
     def _other_frame(self, plan: Plan, lexical_type: str) -> str:
         return self.planner.other_frame(plan, lexical_type)
-
-    def answers(self, matrix: Matrix, balanced: bool) -> list[Answer]:
-        """The framework's answer sets; the balanced one keeps only the candidates that are GRAMMAR or
-        well-formed by the rules ``balanced_set.keep_wellformed`` (the frame), under the paper's names."""
-        out = super().answers(matrix, balanced)
-        if not balanced:
-            return out
-        keep, labels = set(self.template.balanced_set.keep_wellformed), self.template.balanced_set.labels
-        return [dataclasses.replace(a, label=labels.get(a.label, a.label)) for a in out
-                if a.error_class in ("CORRECT", "GRAMMAR") or set(a.rules) <= keep]
 
     def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
         return self.realiser(words, step)

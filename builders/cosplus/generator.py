@@ -10,7 +10,6 @@ from typing import Literal
 from pydantic import model_validator
 
 from builders import morphology
-from builders.answers import Answer, balanced_answers, paper_answers
 from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
 from builders.cosplus import lexicon, rules
 from builders.cosplus.realise import Material, Realiser, pattern
@@ -68,10 +67,8 @@ class CosPlusTemplate(Template):
         if self.answers is not None:
             raise ValueError("answers are declared per template (templates.<key>.answers), not at the top level")
         for ref, loc in self.rule_refs():
-            unknown = set(ref.params) - {"only"}
-            if unknown or ref.params.get("only", "GRAMMAR") not in ("GRAMMAR", "SEQUENCE"):
-                raise ValueError(f"{'.'.join(map(str, loc))}: rule {ref.name!r} takes only the parameter "
-                                 f"'only: GRAMMAR|SEQUENCE', got {ref.params}")
+            if ref.params:
+                raise ValueError(f"{'.'.join(map(str, loc))}: rule {ref.name!r} takes no parameters, got {ref.params}")
         return self
 
     def rule_refs(self) -> list[tuple[RuleRef, tuple]]:
@@ -84,6 +81,8 @@ class CosPlusTemplate(Template):
             if seq.answers.balanced:
                 refs += [(ref, ("templates", key, "answers", "balanced", "factors", j))
                          for j, ref in enumerate(seq.answers.balanced.factors)]
+                refs += [(RuleRef(name=name), ("templates", key, "answers", "balanced", "wellformed_from", j))
+                         for j, name in enumerate(seq.answers.balanced.wellformed_from or ())]
         return refs
 
 
@@ -231,16 +230,10 @@ class CosPlusGenerator(Generator):
         return rules.Facts(case_marking, verb.person_intransitive is not None,
                            material.patient in verb.person_causers, ambiguous)
 
-    def answers(self, matrix: Matrix, balanced: bool) -> list[Answer]:
-        """The answer set of the matrix's template (COS+ declares one per template, Fig. 9)."""
-        declared = self._declared(matrix.template)
-        if balanced:
-            return balanced_answers(matrix.steps[-1], declared.balanced.factors, self.rules, matrix)
-        return paper_answers(matrix.steps[-1], declared.paper, self.rules, matrix)
-
     @functools.cache
-    def _declared(self, name: str) -> AnswersDecl:
-        return next(seq.answers for seq in self.template.templates.values() if seq.name == name)
+    def declared_answers(self, template: str) -> AnswersDecl:
+        """The answer sets of a template (COS+ declares one per template, Fig. 9)."""
+        return next(seq.answers for seq in self.template.templates.values() if seq.name == template)
 
     def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
         return self._sentence(words, step)

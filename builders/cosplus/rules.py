@@ -41,16 +41,10 @@ class Facts(NamedTuple):
     case_ambiguous: bool       # de: neither noun shows nominative vs accusative (die Butter, die Köchin)
 
 
-def _only(verdict: str, only: str | None) -> str | None:
-    """``only: GRAMMAR`` in a template keeps a rule's candidate only where it has that class (the
-    balanced set, whose well-formed candidates must not differ from the gold in this attribute)."""
-    return verdict if only is None or verdict == only else None
-
-
 # --- tense -------------------------------------------------------------------------------------
 
 @RULES.rule("tense", label="TENSE", error_class="SEQUENCE")
-def other_tense(gold: Step, matrix, only: str | None = None) -> Step:
+def other_tense(gold: Step, matrix) -> Step:
     """The other tense: every sentence of a matrix is in one tense, so the other one breaks the
     progression; the sentence itself is well-formed."""
     return gold._replace(tense=OTHER_TENSE[gold.tense])
@@ -59,23 +53,23 @@ def other_tense(gold: Step, matrix, only: str | None = None) -> Step:
 # --- Ag V: the agent as the subject of the intransitive ----------------------------------------
 
 @RULES.rule("agent_subject", label="I-INT", error_class="GRAMMAR")
-def agent_intransitive(gold: Step, matrix, only: str | None = None) -> Step:
+def agent_intransitive(gold: Step, matrix) -> Step:
     """``The chef melts``: the intransitive main clause with the agent as its subject."""
     return Step("main", AGENT, None, gold.tense)
 
 
 @RULES.judge("agent_subject")
-def person_intransitive(step: Step, matrix, only: str | None = None) -> str | None:
+def person_intransitive(step: Step, matrix) -> str | None:
     """GRAMMAR where a person cannot be the intransitive's subject (*The chef melts*); SEQUENCE
     where the verb has that use (lexicon ``person_intransitive``: *The chef burns*, *Il cuoco si
     raffreddò*, *Der Junge reifte*, or an unergative use such as *The chef cooks*)."""
-    return _only("SEQUENCE" if matrix.facts.person_intransitive else "GRAMMAR", only)
+    return "SEQUENCE" if matrix.facts.person_intransitive else "GRAMMAR"
 
 
 # --- Pa V Ag -----------------------------------------------------------------------------------
 
 @RULES.rule("reverse_roles", label="R-TRANS", error_class="GRAMMAR")
-def reverse_roles(gold: Step, matrix, only: str | None = None) -> Step:
+def reverse_roles(gold: Step, matrix) -> Step:
     """``The butter melts the chef``: the transitive with the patient as subject (nominative) and
     the agent as object (accusative)."""
     return Step("main", PATIENT, AGENT, gold.tense)
@@ -89,12 +83,12 @@ def _reversal_class(matrix) -> str:
 
 
 @RULES.judge("reverse_roles")
-def reversal_is_possible(step: Step, matrix, only: str | None = None) -> str | None:
+def reversal_is_possible(step: Step, matrix) -> str | None:
     """SEQUENCE when the patient can cause this change in a person (lexicon ``person_causers``:
     *The stew warmed the teenager*) or, in German, when neither noun shows its case, so the
     sentence also reads as an object-first transitive (*Die Butter schmilzt die Köchin*);
     GRAMMAR otherwise (*The butter melts the chef*, *Der Käse schmilzt den Koch*)."""
-    return _only(_reversal_class(matrix), only)
+    return _reversal_class(matrix)
 
 
 def patient_first_label(step: Step) -> str:
@@ -102,7 +96,7 @@ def patient_first_label(step: Step) -> str:
 
 
 @RULES.rule("patient_first", label=patient_first_label, error_class="SEQUENCE")
-def patient_first(gold: Step, matrix, only: str | None = None) -> Step:
+def patient_first(gold: Step, matrix) -> Step:
     """Fig. 9's ``Pa V Ag`` after an intransitive gold: the transitive with the patient first. Where
     case shows the roles (German) they are kept: ``Den Käse schmilzt der Koch`` (OVS, Fig. 10);
     where only position does (en, it), the patient first is the subject: the roles are reversed."""
@@ -112,6 +106,6 @@ def patient_first(gold: Step, matrix, only: str | None = None) -> Step:
 
 
 @RULES.judge("patient_first")
-def patient_first_class(step: Step, matrix, only: str | None = None) -> str | None:
+def patient_first_class(step: Step, matrix) -> str | None:
     """OVS is a well-formed German transitive (SEQUENCE); a reversal is judged as ``reverse_roles``."""
-    return _only("SEQUENCE" if step.fronted_object else _reversal_class(matrix), only)
+    return "SEQUENCE" if step.fronted_object else _reversal_class(matrix)
