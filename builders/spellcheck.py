@@ -19,7 +19,7 @@ from builders.lexicon import load_yaml
 DICTIONARIES = {"en": "en_US", "fr": "fr_FR", "it": "it_IT", "ro": "ro_RO", "de": "de_DE", "he": "he_IL"}
 DICT_DIR = Path("/usr/share/hunspell")
 ALLOWLIST = Path(__file__).with_name("spellcheck_allowlist.txt")
-_SKIP_KEYS = {"id", "gender", "language", "elide", "rule", "class", "label", "agrees_with"}
+_SKIP_KEYS = {"id", "gender", "language", "elide", "rule", "class", "label", "agrees_with", "relations"}
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*", re.UNICODE)
 
 

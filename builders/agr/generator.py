@@ -12,7 +12,8 @@ from builders.agr import lexicon, rules
 from builders.agr.realise import Material, Realiser
 from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
 from builders.generator import Generator
-from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint
+from builders.sampling import (ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint,
+                               type_ii_overlap_ok)
 from builders.template import Strict, Template
 
 CONTEXT_SWAPS = {  # type II: the words a sentence shows that may be swapped, per clause type
@@ -128,14 +129,18 @@ class AgrGenerator(Generator):
         slots = CONTEXT_SWAPS[clause]
         return tuple(s for s in slots if s != "attractor2" or i >= 4)
 
-    def _plan_type2(self, lemmas: Sequence[str], rng: random.Random) -> Hashable:
-        """One seed; each sentence swaps one of the words it shows for an alternative."""
+    def _plan_type2(self, lemmas: Sequence[str], rng: random.Random) -> Hashable | None:
+        """One seed; each sentence swaps one of the words it shows for an alternative. A draw whose
+        context would not share enough words (type II overlap) is redrawn."""
         clause, seed = rng.choice(self.clauses), rng.choice(lemmas)
         swaps = []
         for i in range(8):
             slot = rng.choice(self._visible_slots(i, clause))
             swaps.append((slot, rng.randrange(len(self._pool(seed, slot)))))
-        return clause, rng.randrange(len(self.variants_)), seed, tuple(swaps)
+        plan = clause, rng.randrange(len(self.variants_)), seed, tuple(swaps)
+        context = self.context(self.matrix(ConfigSpec("agr", self.language, "II"), plan))
+        stems = [morphology.content_stems(sentence.text, self.language) for sentence in context]
+        return plan if type_ii_overlap_ok(stems) else None
 
     def _plan_type3(self, lemmas: Sequence[str], rng: random.Random) -> Hashable | None:
         """Eight sentences from eight seeds, none sharing a content word (builders.sampling)."""

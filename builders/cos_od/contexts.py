@@ -10,7 +10,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-TYPE_II_MIN_MEAN = 0.22    # the validator asks for a mean pairwise Jaccard >= 0.2 in type II
+from builders.sampling import type_ii_overlap_ok
+
 
 
 class Context:
@@ -51,8 +52,7 @@ class TypeIIContext(Context):
     def fits(self, stems, last=False):
         if not last:
             return True
-        scores = [_jaccard(a, b) for a, b in itertools.combinations(self.stems + list(stems), 2)]
-        return sum(scores) / len(scores) >= TYPE_II_MIN_MEAN and min(scores) < 1
+        return type_ii_overlap_ok(self.stems + list(stems))
 
 
 class TypeIIIContext(Context):
