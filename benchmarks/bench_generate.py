@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from blm_datasets.validate import check_record
 from builders import registry
 from builders.base import SourceUnavailable
 from builders.generate import Options, generate
@@ -25,14 +26,13 @@ def main() -> None:
         t = time.perf_counter()
         try:
             out = generate(registry.get_spec(name), Options(size=args.size), num_proc=args.num_proc,
-                           progress=False)
+                           progress=False, check=check_record)
         except SourceUnavailable as err:
             print(f"{name:32s} skipped: {err}")
             continue
         n = sum(len(o.records) for o in out.values())
-        rejected = sum(sum(o.rejected.values()) for o in out.values())
         total += n
-        print(f"{name:32s} {n:7d} instances  rejected {rejected:3d}  {time.perf_counter() - t:6.1f}s", flush=True)
+        print(f"{name:32s} {n:7d} instances  {time.perf_counter() - t:6.1f}s", flush=True)
     elapsed = time.perf_counter() - start
     print(f"{len(names)} configs, {total} instances in {elapsed:.1f}s ({total / elapsed:.0f} instances/s, "
           f"num_proc={args.num_proc})")

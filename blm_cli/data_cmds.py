@@ -88,8 +88,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     def one(name: str) -> None:
         start = time.perf_counter()
         splits = generate(registry.get_spec(name), opts, num_proc=args.num_proc)
-        line = ", ".join(f"{s} {len(o.records)}" + (f" (rejected {dict(o.rejected)})" if o.rejected else "")
-                         for s, o in splits.items())
+        line = ", ".join(f"{s} {len(o.records)}" for s, o in splits.items())
         print(f"{name}: {line} [{time.perf_counter() - start:.1f}s]")
         if out is not None:
             _write_generated(out, name, splits, args.format)

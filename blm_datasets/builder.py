@@ -82,8 +82,6 @@ class BlmBuilder(datasets.GeneratorBasedBuilder):
         shards = max(1, self._generation_num_proc)
         out = []
         for split, result in generate(spec, opts, num_proc=self._generation_num_proc, progress=False).items():
-            if result.rejected:
-                logger.warning("%s %s: rejected %s", spec.name, split, dict(result.rejected))
             logger.info("%s %s: %d instances (%d planned)", spec.name, split, len(result.records), result.planned)
             records = result.records
             size = -(-len(records) // shards) if records else 1
