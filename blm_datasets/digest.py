@@ -14,9 +14,12 @@ _ROOTS = ("builders", "blm_datasets")
 _SUFFIXES = {".py", ".yaml", ".tsv", ".txt", ".conllu"}
 
 
+BASE = Path(__file__).resolve().parent.parent
+
+
 @functools.cache
-def source_digest() -> str:
-    base = Path(__file__).resolve().parent.parent
+def source_digest(base: Path = BASE) -> str:
+    """Digest of the generator code, templates and lexicons under ``base`` (the installed tree)."""
     sha = hashlib.sha256()
     for root in _ROOTS:
         for path in sorted((base / root).rglob("*")):

@@ -1,5 +1,7 @@
 """load_dataset("blm", ...) through the hook: splits, features, num_proc, streaming, cache keys."""
 
+import shutil
+
 import datasets
 import pytest
 
@@ -34,18 +36,17 @@ def test_unknown_config_error_lists_valid_names(tmp_path):
         datasets.load_dataset("blm", "agr_xx_typeI", cache_dir=str(tmp_path))
 
 
-def test_cache_key_changes_with_lexicon_content(tmp_path, monkeypatch):
-    before = digest.source_digest()
-    lexicon = digest.Path(digest.__file__).resolve().parent.parent / "builders" / "agr" / "lexicons" / "en.yaml"
-    original = lexicon.read_bytes()
-    try:
-        lexicon.write_bytes(original + b"\n# edited\n")
-        digest.source_digest.cache_clear()
-        assert digest.source_digest() != before
-    finally:
-        lexicon.write_bytes(original)
-        digest.source_digest.cache_clear()
-    assert digest.source_digest() == before
+def test_cache_key_changes_with_lexicon_content(tmp_path):
+    """The digest of a copy of the tree changes when a lexicon of the copy is edited (the shipped
+    files are never touched: other processes may be reading them)."""
+    for root in ("builders", "blm_datasets"):
+        shutil.copytree(digest.BASE / root, tmp_path / root, ignore=shutil.ignore_patterns("__pycache__"))
+    before = digest.source_digest(tmp_path)
+    assert before == digest.source_digest()
+    lexicon = tmp_path / "builders" / "agr" / "lexicons" / "en.yaml"
+    lexicon.write_bytes(lexicon.read_bytes() + b"\n# edited\n")
+    digest.source_digest.cache_clear()
+    assert digest.source_digest(tmp_path) != before
 
 
 def test_other_paths_still_reach_datasets(tmp_path):
