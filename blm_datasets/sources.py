@@ -193,6 +193,10 @@ def load_saved(folder: Path) -> datasets.DatasetDict:
     if not (folder / "dataset_dict.json").is_file():
         raise SourceError(f"{folder} holds a single Dataset, not a DatasetDict; save a DatasetDict with "
                           "'train' and 'test' splits (DatasetDict({'train': …, 'test': …}).save_to_disk)")
+    empty = _empty_saved_splits(folder)
+    if empty:
+        raise SourceError(f"{folder}: the {', '.join(repr(s) for s in empty)} split{'s' if len(empty) > 1 else ''} "
+                          "saved there hold no rows; generate a larger dataset (--size) or save non-empty splits")
     try:
         loaded = datasets.load_from_disk(str(folder))
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as err:
@@ -205,6 +209,16 @@ def load_saved(folder: Path) -> datasets.DatasetDict:
         except Exception as err:  # noqa: BLE001 - a truncated arrow file fails on its last rows
             raise SourceError(f"{folder}/{split} is damaged ({type(err).__name__}); save it again") from err
     return loaded
+
+
+def _empty_saved_splits(folder: Path) -> list[str]:
+    """Splits of a save_to_disk folder written with no rows (datasets cannot load those: IndexError)."""
+    try:
+        splits = json.loads((folder / "dataset_dict.json").read_text(encoding="utf-8"))["splits"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [split for split in splits if isinstance(split, str) and (folder / split).is_dir()
+            and not any((folder / split).glob("*.arrow"))]
 
 
 def _check_config(loaded: datasets.DatasetDict, config: str | None, folder: Path) -> datasets.DatasetDict:

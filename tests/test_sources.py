@@ -181,3 +181,11 @@ def test_lm_eval_task_loader_reads_folders_and_lists_configs(exported):
     assert len(load_blm(A, blm_path=str(exported))["test"]) > 0
     with pytest.raises(SourceError, match=f"has no config 'agr_it_typeI'; it has: {A}, {B}"):
         load_blm("agr_it_typeI", default_path=str(exported))
+
+
+def test_saved_splits_without_rows_are_named(tmp_path):
+    empty = {column: [] for column in FEATURES}
+    datasets.DatasetDict({"train": datasets.Dataset.from_dict(empty, features=FEATURES),
+                          "test": datasets.Dataset.from_dict(empty, features=FEATURES)}).save_to_disk(str(tmp_path))
+    with pytest.raises(SourceError, match=r"the 'train', 'test' splits saved there hold no rows"):
+        load_source(tmp_path)
