@@ -135,7 +135,10 @@ def _phenomena(configs: list) -> list[dict[str, Any]]:
     for phenomenon in dict.fromkeys(c.phenomenon for c in configs):
         labels = list(dict.fromkeys(pair for c in configs if c.phenomenon == phenomenon for pair in c.labels))
         labels.sort(key=lambda lc: {"CORRECT": 0, "SEQUENCE": 1, "GRAMMAR": 2}.get(lc[1], 3))
-        description = registry.generator_class(phenomenon).description or ""
+        try:
+            description = registry.generator_class(phenomenon).description or ""
+        except ValueError:  # imported data of a phenomenon this installation does not generate
+            description = ""
         out.append({"name": phenomenon, "description": description, "labels": labels})
     return out
 
@@ -158,15 +161,24 @@ def render_dataset_card(configs: list, generation: dict[str, Any], default: str 
         rejected.update(c.rejected)
     split_description = ("so that test instances use lemmas (verbs or agreement seeds) never seen in train"
                          if generation["split_mode"] == "lemma" else "at random, instance by instance")
+    imported = generation.get("import")
+    docs = COLUMN_DOCS
+    if imported:
+        from hub_cards.import_card import IMPORT_COLUMN_DOCS, import_context
+
+        imported, docs = import_context(imported), {**COLUMN_DOCS, **IMPORT_COLUMN_DOCS}
+        split_description = {"release": "as the release splits them", "random": "at random by instance (seed "
+                             f"{generation['seed']}, test share {generation['test_size']})"}.get(
+            generation["split_mode"], "as the release splits them where it does, else at random by instance")
     return render(
-        "dataset_card.md.j2",
+        "dataset_card.md.j2", imported=imported,
         yaml_header=dump_yaml(metadata), pretty_name=PRETTY_NAME, default_config=default,
         configs=[_config_row(c) for c in configs], total_rows=sum(c.num_examples for c in configs),
         phenomena=_phenomena(configs), generation=generation, split_description=split_description,
-        columns=[{"name": n, "type": feature_type(f), "doc": COLUMN_DOCS.get(n, "")} for n, f in FEATURES.items()],
+        columns=[{"name": n, "type": feature_type(f), "doc": docs.get(n, "")} for n, f in FEATURES.items()],
         audit_sampled=any(c.audit and c.audit.get("sampled") for c in configs),
         audit_test_sample=AUDIT_TEST_SAMPLE, audit_train_sample=AUDIT_TRAIN_SAMPLE,
-        command=reproduce_command(names, generation, registry.config_names()),
+        command="" if imported else reproduce_command(names, generation, registry.config_names()),
         rejected=", ".join(f"{k} {v}" for k, v in sorted(rejected.items())), skipped=skipped or [],
     )
 
