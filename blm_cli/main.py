@@ -23,13 +23,14 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The ``blm`` parser with every subcommand."""
     # the command modules load datasets and torch: imported here, inside main's handling of Ctrl-C
-    from blm_cli import data_cmds, eval_cmds, export_cmds
+    from blm_cli import data_cmds, eval_cmds, export_cmds, import_cmds
 
     parser = Parser(prog="blm", description="Blackbird Language Matrices toolkit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     data_cmds.register(sub)
     export_cmds.register(sub)
     eval_cmds.register(sub)
+    import_cmds.register(sub)
     return parser
 
 
