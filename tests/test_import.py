@@ -250,6 +250,8 @@ def test_the_cli_prints_one_line_and_exits_2_on_bad_input(tmp_path, capsys):
     assert "SRC " in capsys.readouterr().err
     assert main(["import", str(AGR)]) == 2
     assert "--dry-run" in capsys.readouterr().err
+    assert main(["import", str(AGR), "--dry-run", "--encoding", "no-such-codec"]) == 2
+    assert "--encoding 'no-such-codec': not a text encoding" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------------ labels

@@ -44,7 +44,8 @@ def generation_info(result: ImportResult, summary: dict[str, Any]) -> dict[str, 
 
 def _shown(summary: dict[str, Any], srcs: list[str]) -> dict[str, Any]:
     """The summary with file paths written relative to the folder each SRC sits in (no local folders in the card)."""
-    prefixes = sorted({str(Path(s).expanduser().parent) for s in srcs if str(Path(s).expanduser().parent) != "."},
+    parents = {Path(s).expanduser().parent for s in srcs}
+    prefixes = sorted({str(p) for p in parents if len(p.parts) > 1 or (p.parts and p.parts[0] not in ("/", "."))},
                       key=len, reverse=True)
 
     def fix(value: Any) -> Any:

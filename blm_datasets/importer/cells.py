@@ -20,8 +20,12 @@ _FALSE = {"false", "0", "0.0", "no", "f"}
 
 def read_text(path: Path, encoding: str = "utf-8") -> str:
     """The file's text (a UTF-8 BOM dropped, CRLF kept for the csv module); undecodable bytes name their line."""
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        raise ReleaseError(f"--encoding {encoding!r}: not a text encoding Python knows (e.g. utf-8, latin-1, "
+                           "cp1252)") from None
     data = path.read_bytes()
-    name = codecs.lookup(encoding).name
     if name == "utf-8":
         encoding = "utf-8-sig"
     try:
