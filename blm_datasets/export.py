@@ -208,7 +208,7 @@ def export_group(names: Sequence[str], folders: Mapping[str, Path], opts: Option
         splits = outputs[name]
         written = [write_split(o.records, folders[name], split, config=name) for split, o in splits.items()]
         train, test = splits.get("train"), splits.get("test")
-        audited = audit_summary(train.records if train else [], test.records if test else [], spec.language,
+        audited = audit_summary(train.records if train else [], test.records if test else [], spec.iso,
                                 opts.seed) if audit and test else None
         summaries.append(summarise(name, {s: o.records for s, o in splits.items()}, written, {}, audited,
                                    seconds + time.perf_counter() - start))
