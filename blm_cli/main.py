@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     data_cmds.register(sub)
     export_cmds.register(sub)
     eval_cmds.register(sub)
+    augment_cmds.register(sub)
     import_cmds.register(sub)
     return parser
 
