@@ -23,7 +23,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The ``blm`` parser with every subcommand."""
     # the command modules load datasets and torch: imported here, inside main's handling of Ctrl-C
-    from blm_cli import data_cmds, eval_cmds, export_cmds, import_cmds
+    from blm_cli import augment_cmds, data_cmds, eval_cmds, export_cmds, import_cmds
 
     parser = Parser(prog="blm", description="Blackbird Language Matrices toolkit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
