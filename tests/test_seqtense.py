@@ -54,58 +54,70 @@ def test_mixture_reproduces_the_appendix_template():
     }
     assert inst.context[0].text == "Se il ragazzo fosse bravo, allora sarebbe premiato."
     assert inst.context[3].text == "Se le ragazze fossero state brave, allora sarebbero state premiate."
-    assert inst.candidates[0].sentence.text == ("Se le ragazze saranno state brave, nonostante la pioggia, "
+    assert inst.candidates[0].sentence.text == ("Se le ragazze saranno state brave, nonostante la critica, "
                                                 "allora saranno premiate.")
 
 
 def test_seqtense_fixed_seed_instance_exact_sentences():
     rec = gen("seqtense_it_typeI")["test"].records[0]
-    assert rec["template"] == "future-real" and rec["lemma"] == "nuotatore"
+    assert rec["template"] == "real-unreal" and rec["lemma"] == "attore"
     assert rec["context"] == [
-        "Se i nuotatori saranno fortunati, allora saranno ricchi.",
-        "Se il nuotatore sarà fortunato, allora sarà ricco.",
-        "Se le nuotatrici saranno state fortunate, allora saranno ricche.",
-        "Se la nuotatrice sarà stata fortunata, allora sarà ricca.",
-        "Se i nuotatori sono fortunati, allora sono ricchi.",
-        "Se il nuotatore è stato fortunato, allora è ricco.",
-        "Se le nuotatrici sono fortunate, allora sono ricche.",
+        "Se gli attori sono stati attenti, allora sono preparati.",
+        "Se l'attore è stato attento, allora è preparato.",
+        "Se le attrici sono attente, allora sono preparate.",
+        "Se l'attrice è attenta, allora è preparata.",
+        "Se gli attori fossero stati attenti, allora sarebbero stati preparati.",
+        "Se l'attore fosse attento, allora sarebbe preparato.",
+        "Se le attrici fossero state attente, allora sarebbero state preparate.",
     ]
     # number every sentence, gender every two, aspect a a b b | a b a b, period per half
     assert rec["context_patterns"] == [
-        "PlM-IFut | PlM-IFut", "SgM-IFut | SgM-IFut", "PlF-IFutAnt | PlF-IFut", "SgF-IFutAnt | SgF-IFut",
-        "PlM-IPr | PlM-IPr", "SgM-IPasPr | SgM-IPr", "PlF-IPr | PlF-IPr"]
+        "PlM-IPasPr | PlM-IPr", "SgM-IPasPr | SgM-IPr", "PlF-IPr | PlF-IPr", "SgF-IPr | SgF-IPr",
+        "PlM-CTrPas | PlM-CnPas", "SgM-CPas | SgM-CnPr", "PlF-CTrPas | PlF-CnPas"]
     labels = dict(zip(rec["answer_labels"], rec["answers"]))
-    assert rec["answers"][rec["label"]] == labels["Correct"] == "Se la nuotatrice è stata fortunata, allora è ricca."
-    assert rec["answer_patterns"][rec["label"]] == "SgF-IPasPr | SgF-IPr"
+    assert rec["answers"][rec["label"]] == labels["Correct"]
+    assert rec["answer_patterns"][rec["label"]] == "SgF-CPas | SgF-CnPr"
     assert labels == {
-        "Correct": "Se la nuotatrice è stata fortunata, allora è ricca.",
-        "WN": "Se le nuotatrici sono state fortunate, allora sono ricche.",
-        "WT": "Se la nuotatrice è fortunata, allora è ricca.",
-        "WP": "Se la nuotatrice fosse stata fortunata, allora sarebbe stata ricca.",   # the unused period
-        "SOT": "Se la nuotatrice è stata fortunata, allora fosse ricca.",
-        "PCOND": "Se la nuotatrice sarebbe stata fortunata, allora è ricca.",
-        "AGR": "Se la nuotatrice è stata fortunata, allora sono ricca.",
+        "Correct": "Se l'attrice fosse attenta, allora sarebbe preparata.",
+        "WN": "Se le attrici fossero attente, allora sarebbero preparate.",
+        "WT": "Se l'attrice fosse stata attenta, allora sarebbe stata preparata.",
+        "WP": "Se l'attrice sarà attenta, allora sarà preparata.",   # the unused period
+        "SOT": "Se l'attrice fosse attenta, allora fosse preparata.",
+        "PCOND": "Se l'attrice sarebbe attenta, allora sarebbe preparata.",
+        "AGR": "Se l'attrice fosse attenta, allora sarebbero preparata.",
     }
     classes = dict(zip(rec["answer_labels"], rec["answer_error_classes"]))
     assert {k for k, v in classes.items() if v == "GRAMMAR"} == {"SOT", "PCOND", "AGR"}
 
 
+def test_an_agreement_error_that_reads_as_first_person_is_not_generated():
+    """*sono* is the plural copula and the first person singular: "Se la vicina è sicura, allora
+    sono tranquilla" is a well-formed "then I am calm", so no AGR candidate where it would say it."""
+    for name in ("seqtense_it_typeI", "mixture_it_typeI_balanced"):
+        rows = [r for split in gen(name, size=300).values() for r in split.records]
+        agr = [a for r in rows for a, label in zip(r["answers"], r["answer_labels"]) if "AGR" in label]
+        assert agr and not [a for a in agr if " allora sono " in a]
+        real = [r for r in rows if r["answer_patterns"][r["label"]].endswith("-IPr")]
+        assert real and all("AGR" not in "".join(r["answer_labels"]) for r in real)
+
+
 def test_mixture_fixed_seed_instance_exact_sentences():
     rec = gen("mixture_it_typeI")["test"].records[0]
     assert rec["context"][4:] == [
-        "Se i cugini fossero stati stanchi, malgrado la pioggia, allora sarebbero stati nervosi.",
-        "Se il cugino fosse stanco, malgrado i consigli, allora sarebbe nervoso.",
-        "Se le cugine fossero state stanche, malgrado il consiglio, allora sarebbero state nervose.",
+        "Se le cugine fossero sincere, allora sarebbero apprezzate.",
+        "Se la cugina fosse stata sincera, allora sarebbe stata apprezzata.",
+        "Se i cugini fossero sinceri, allora sarebbero apprezzati.",
     ]
-    assert rec["answers"][rec["label"]] == "Se la cugina fosse stanca, malgrado le piogge, allora sarebbe nervosa."
+    assert rec["answers"][rec["label"]] == "Se il cugino fosse stato sincero, allora sarebbe stato apprezzato."
 
 
 @pytest.mark.parametrize("name", ["seqtense_it_typeI_balanced", "mixture_it_typeI_balanced"])
 def test_balanced_answer_only_baselines_are_at_chance(name):
     out = gen(name, size=800)
     rows = out["test"].records
-    for row in rows:  # four well-formed candidates, each with a GRAMMAR twin
-        assert row["answer_error_classes"].count("GRAMMAR") == 4
+    for row in rows:  # four well-formed candidates, each with a GRAMMAR twin (or, where the twin
+        classes = row["answer_error_classes"]  # would be ambiguous, none of them has one)
+        assert len(classes) - classes.count("GRAMMAR") == 4 and classes.count("GRAMMAR") in (0, 4)
     result = audit_rows(out["train"].records, rows, "it")
     assert result["chance_wellformed"] == 0.25
     for base in result["baselines"].values():
@@ -154,7 +166,7 @@ def test_attractor_never_agrees_in_number_with_the_subject(mixture):
             if step.attractor:
                 assert step.attractor[0] != step.num
     step = rules.Step("sg", "m", "future", "simple", attractor=("pl", "f"))
-    assert _sentence(mixture, step) == "Se lo studente sarà bravo, malgrado le piogge, allora sarà premiato."
+    assert _sentence(mixture, step) == "Se lo studente sarà bravo, malgrado le critiche, allora sarà premiato."
 
 
 def test_type_i_keeps_one_subject_and_one_adjective_pair():

@@ -64,9 +64,24 @@ class _HypotheticalGenerator(Generator):
         self.with_attractor = bool(t.sequence.attractor_half)
         self.lex = lexicon.load(language)
         self.realiser = Realiser(self.lex, self.tenses, tense_table, self.with_gender)
+        self.pro_drop_ambiguous = self._pro_drop_ambiguous(tense_table)
         nouns = self.lex["attractors"]["nouns"]
         self.n_attractors = (len(self.lex["attractors"]["intros"]), sum(n["gender"] == "m" for n in nouns),
                              sum(n["gender"] == "f" for n in nouns))
+
+    def _pro_drop_ambiguous(self, tense_table: dict) -> frozenset:
+        """(number, period, aspect, subjunctive) of the consequents whose copula in the other number
+        is a first-person singular form (a singular subject's plural *sono* = "(io) sono")."""
+        out = set()
+        for period in self.template.periods:
+            for aspect in ("simple", "compound"):
+                for subjunctive in (False, True):
+                    step = rules.Step("sg", "m", period, aspect, subjunctive=subjunctive)
+                    copula = self.lex["copula"][tense_table[self.tenses.consequent(step)]["copula"]]
+                    for number, other in (("sg", "pl"), ("pl", "sg")):
+                        if copula[other] == copula["first_singular"]:
+                            out.add((number, period, aspect, subjunctive))
+        return frozenset(out)
 
     @classmethod
     def languages(cls) -> list[str]:
@@ -91,7 +106,7 @@ class _HypotheticalGenerator(Generator):
         subject, frame, variant_index, intro, am, af = plan
         variant = self.variants_[variant_index]
         return Matrix(variant.name, tuple(variant.steps()), (Material(subject, frame, intro, am, af),) * 8,
-                      subject, facts=variant)
+                      subject, facts=rules.Facts(variant, self.pro_drop_ambiguous))
 
     def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
         return self._sentence(words, step)

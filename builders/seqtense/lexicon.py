@@ -32,6 +32,7 @@ def check(lex: Entry, path: Path) -> None:
     for tense in COPULA_TENSES:
         forms = c.field(copula, tense, dict, "copula")
         sg, pl = (c.field(forms, n, str, f"copula.{tense}") for n in NUMBERS)
+        c.field(forms, "first_singular", str, f"copula.{tense}")
         if sg == pl:
             c.fail(forms, f"copula.{tense}", f"singular and plural are both {sg!r}: agreement would be invisible")
     _four_forms(c, c.field(lex, "participle", dict, "participle"), "participle")

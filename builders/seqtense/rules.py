@@ -17,6 +17,14 @@ FLIP = {"sg": "pl", "pl": "sg", "m": "f", "f": "m", "simple": "compound", "compo
 NUMBER_TAG = {"sg": "Sg", "pl": "Pl"}
 
 
+class Facts(NamedTuple):
+    """What the rules read (``Matrix.facts``): the sequence variant, and the consequents whose
+    wrong-number copula is a first-person singular form: (number, period, aspect, subjunctive)."""
+
+    variant: "Variant"
+    pro_drop_ambiguous: frozenset
+
+
 class Step(NamedTuple):
     """The attributes of one hypothetical sentence (and its corrupted realisation flags)."""
 
@@ -142,7 +150,7 @@ def flip_aspect(gold: Step, matrix) -> Step:
 @RULES.rule("period", label="WP", error_class="SEQUENCE")
 def other_period(gold: Step, matrix, take: Literal["unused", "first"] = "unused") -> Step:
     """Another period type: the first half's (``take: first``) or the one the matrix never uses."""
-    periods = matrix.facts.periods
+    periods = matrix.facts.variant.periods
     if take == "first":
         return gold._replace(period=periods[0])
     return gold._replace(period=next(p for p in ("unreal", "future", "real") if p not in periods))
@@ -172,5 +180,18 @@ def conditional_premise(gold: Step, matrix) -> Step:
 def disagreeing_copula(gold: Step, matrix) -> Step:
     """The consequent's copula in the other number than the subject."""
     return gold._replace(disagree=True)
+
+
+@RULES.judge("agreement")
+def visible_disagreement(step: Step, matrix) -> str | None:
+    """GRAMMAR, unless the wrong copula could be a first person singular (it: *sono*): with a
+    dropped subject, "… allora sono soddisfatto" is a well-formed "then I am satisfied", so the
+    candidate is not generated (lexicon ``copula.<tense>.first_singular``). Judged for both
+    numbers of the consequent, so a balanced set drops the agreement twin of every well-formed
+    candidate alike (a twin missing for one number only would point at the other)."""
+    ambiguous = matrix.facts.pro_drop_ambiguous
+    if any((number, step.period, step.aspect, step.subjunctive) in ambiguous for number in ("sg", "pl")):
+        return None
+    return "GRAMMAR"
 
 
