@@ -186,10 +186,11 @@ class ExportFolder:
         if not self.overwrite and not same:
             diff = ", ".join(f"{k} {old_gen.get(k)!r} (now {self.generation.get(k)!r})" for k in SAME_REQUEST_KEYS
                              if old_gen.get(k) != self.generation.get(k))
-            raise ExportFolderError(f"--out {self.out} holds a `blm export` made with other options: {diff}; "
+            made = "`blm import` of other files or" if "import" in old_gen else "`blm export` made"
+            raise ExportFolderError(f"--out {self.out} holds a {made} with other options: {diff}; "
                                     "pass --overwrite to replace it, or choose another --out")
         if not self.overwrite and dropped:
-            raise ExportFolderError(f"--out {self.out} holds a `blm export` with configs this export leaves out "
+            raise ExportFolderError(f"--out {self.out} holds an export or import with configs this one leaves out "
                                     f"({', '.join(dropped)}); name them too, pass --overwrite to replace the "
                                     "export, or choose another --out")
         return {n: e for n, e in previous["configs"].items()

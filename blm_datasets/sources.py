@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 from datasets.table import InMemoryTable
 from huggingface_hub import constants
 
+from blm_datasets.export_folder import MANIFEST
 from blm_datasets.features import FEATURES
 from builders import registry
 from builders.lexicon import LexiconError
@@ -387,3 +388,16 @@ def load_hub(repo: str, config: str | None, cache_dir: str | os.PathLike | None 
     if config is not None and config not in names:
         raise SourceError(f"{repo} has no config {config!r}; it has: {', '.join(names)}")
     return datasets.load_dataset(repo, config, cache_dir=cache)
+
+
+def imported_checks(source: str | os.PathLike | None, config: str) -> dict[str, str]:
+    """{check: why it does not apply} that ``blm import`` recorded for ``config`` of an imported
+    folder (its manifest); empty for any other source."""
+    if source is None or source_kind(source) != "export":
+        return {}
+    try:
+        manifest = json.loads((Path(source) / MANIFEST).read_text(encoding="utf-8"))
+        configs = manifest["generation"]["import"]["configs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return dict((configs.get(config) or {}).get("checks", {}).get("not_applicable", {}))

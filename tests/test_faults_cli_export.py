@@ -192,7 +192,7 @@ def test_other_options_or_fewer_configs_need_overwrite_and_touch_nothing(old):
     stamp = {p: p.stat().st_mtime_ns for p in old.rglob("*")}
     with pytest.raises(ExportFolderError, match=r"other options: seed 42 \(now 7\); pass --overwrite"):
         quick([A, B], old, seed=7)
-    with pytest.raises(ExportFolderError, match=f"configs this export leaves out \\({B}\\)"):
+    with pytest.raises(ExportFolderError, match=f"configs this one leaves out \\({B}\\)"):
         quick([A], old)
     assert {p: p.stat().st_mtime_ns for p in old.rglob("*")} == stamp
     quick([A], old, overwrite=True)

@@ -491,3 +491,15 @@ def test_train_py_trains_on_an_imported_config(imported, tmp_path, tiny_encoder_
            "--num_train_epochs", "1", "--per_device_train_batch_size", "4", "--disable_tqdm", "true"])
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert metrics["test"]["instances"] == len(result.configs["agr_fr_typeI"]["test"])
+
+
+def test_validate_and_audit_read_an_imported_folder_and_skip_the_checks_that_cannot_judge_it(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["import", str(AGR), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["validate", "--dataset", str(out), "agr_fr_typeI"]) == 1   # the release's own defects fail
+    printed = capsys.readouterr().out
+    assert "agr_fr_typeI: gold_is_next_step: not applicable (the release's patterns" in printed
+    assert "gold_is_next_step" not in printed.split("not applicable")[1].split("\n", 1)[1]
+    assert main(["audit", "--dataset", str(out), "agr_fr_typeI"]) == 0
+    assert "medoid" in capsys.readouterr().out
