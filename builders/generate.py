@@ -149,12 +149,11 @@ def _total_error(spec: ConfigSpec, opts: Options, total: int, sizes: dict[str, i
         f"{message}; the {split} split ({n_lemmas} lemmas) {bound} {err.possible} distinct instances: {hint}"))
 
 
-def to_record(spec: ConfigSpec, inst: Instance, rid: str, gold_pos: int, rng: random.Random) -> dict[str, Any]:
-    """Place the gold answer at ``gold_pos`` and shuffle the distractors around it."""
-    others = inst.candidates[1:]
-    rng.shuffle(others)
-    ordered = others[:gold_pos] + [inst.candidates[0]] + others[gold_pos:]
-    return {
+def to_record(spec: ConfigSpec, inst: Instance, rid: str, gold_pos: int = 0, rng: random.Random | None = None
+              ) -> dict[str, Any]:
+    """The record of an instance, the gold at ``gold_pos`` and the distractors shuffled by ``rng``
+    around it (``rng`` None: candidates in their declared order, the gold first)."""
+    record = {
         "id": rid,
         "phenomenon": spec.phenomenon,
         "language": spec.iso,
@@ -164,12 +163,27 @@ def to_record(spec: ConfigSpec, inst: Instance, rid: str, gold_pos: int, rng: ra
         "context": [s.text for s in inst.context],
         "context_patterns": [s.pattern for s in inst.context],
         "context_chunks": [list(s.chunks) for s in inst.context],
-        "answers": [c.sentence.text for c in ordered],
-        "answer_labels": [c.label for c in ordered],
-        "answer_error_classes": [c.error_class for c in ordered],
-        "answer_patterns": [c.sentence.pattern for c in ordered],
-        "label": gold_pos,
+        "answers": [c.sentence.text for c in inst.candidates],
+        "answer_labels": [c.label for c in inst.candidates],
+        "answer_error_classes": [c.error_class for c in inst.candidates],
+        "answer_patterns": [c.sentence.pattern for c in inst.candidates],
+        "label": 0,
     }
+    return place_gold(record, gold_pos, rng) if rng is not None else record
+
+
+ANSWER_COLUMNS = ("answers", "answer_labels", "answer_error_classes", "answer_patterns")
+
+
+def place_gold(record: dict[str, Any], gold_pos: int, rng: random.Random) -> dict[str, Any]:
+    """Move the gold (first) candidate to ``gold_pos``, the distractors shuffled around it."""
+    others = list(range(1, len(record["answers"])))
+    rng.shuffle(others)
+    order = others[:gold_pos] + [0] + others[gold_pos:]
+    for column in ANSWER_COLUMNS:
+        record[column] = [record[column][i] for i in order]
+    record["label"] = gold_pos
+    return record
 
 
 def gold_positions(sizes: Sequence[int], rng: random.Random) -> list[int]:
@@ -188,32 +202,25 @@ def gold_positions(sizes: Sequence[int], rng: random.Random) -> list[int]:
     return out
 
 
-def _answer_set_sizes(gen, specs: Sequence[ConfigSpec], plans: Sequence[Hashable]) -> list[list[int]]:
-    """The number of candidates of each plan's instance, per spec (answer sets may depend on the lemma)."""
-    if not hasattr(gen, "matrix"):
-        return [[len(gen.realise(spec, plan).candidates) for plan in plans] for spec in specs]
-    matrices = [gen.matrix(specs[0], plan) for plan in plans]
-    return [[len(gen.answers(m, spec.balanced)) for m in matrices] for spec in specs]
-
-
-# A job: (specs realised from one plan, split, seed, check, [(index, plan, gold position per spec)])
-Job = tuple[tuple[ConfigSpec, ...], str, int, Check | None, list[tuple[int, Hashable, tuple[int, ...]]]]
+# A job: (specs realised from one plan, split, check, [(index, plan)])
+Job = tuple[tuple[ConfigSpec, ...], str, Check | None, list[tuple[int, Hashable]]]
 
 
 def _realise_chunk(job: Job) -> list[tuple[int, list[dict], list[tuple[str, list[str]]]]]:
-    """Worker: realise, order and check a chunk of plans: (index, records, failures per spec)."""
-    specs, split, seed, check, items = job
+    """Worker: realise and check a chunk of plans: (index, records (gold first), failures per spec).
+
+    The checks do not depend on the order of the candidates, so the parent places the gold after."""
+    specs, split, check, items = job
     gen = registry.generator(specs[0].phenomenon, specs[0].language)
     out = []
-    for index, plan, positions in items:
+    for index, plan in items:
         if len(specs) == 2:
             instances = gen.realise_twins(specs[0], plan)
         else:
             instances = (gen.realise(specs[0], plan),)
         records, failures = [], []
-        for spec, inst, position in zip(specs, instances, positions):
-            rng = random.Random(f"{seed}:{spec.name}:{split}:{index}")
-            record = to_record(spec, inst, f"{spec.name}-{split}-{index:06d}", position, rng)
+        for spec, inst in zip(specs, instances):
+            record = to_record(spec, inst, f"{spec.name}-{split}-{index:06d}")
             failed = check(record, spec) if check is not None else []
             records.append(record)
             failures.append((spec.name, failed))
@@ -249,16 +256,12 @@ def _run(jobs: list[Job], num_proc: int, bar) -> list:
 
 def _generate_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], opts: Options,
                     num_proc: int, progress: bool, check: Check | None) -> list[SplitOutput]:
-    gen = registry.generator(specs[0].phenomenon, specs[0].language)
     check = check or (_default_check[0] if _default_check else None)
     if not plans:
         return [SplitOutput([], 0) for _ in specs]
-    sizes = _answer_set_sizes(gen, specs, plans)
-    per_spec = [gold_positions(s, random.Random(f"{opts.seed}:{spec.name}:{split}:gold"))
-                for spec, s in zip(specs, sizes)]
-    items = [(i, plan, tuple(p[i] for p in per_spec)) for i, plan in enumerate(plans)]
+    items = list(enumerate(plans))
     size = max(64, len(items) // (8 * max(num_proc, 1)) + 1)
-    jobs = [(specs, split, opts.seed, check, items[i:i + size]) for i in range(0, len(items), size)]
+    jobs = [(specs, split, check, items[i:i + size]) for i in range(0, len(items), size)]
     names = " + ".join(spec.name for spec in specs)
     bar = tqdm(total=len(items), desc=f"{names} {split}", unit="inst", disable=not progress, leave=False)
     try:
@@ -266,16 +269,20 @@ def _generate_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hasha
     finally:
         bar.close()
     outputs = [SplitOutput([], len(plans)) for _ in specs]
-    seen: list[dict[tuple, str]] = [{} for _ in specs]
-    for _, records, failures in results:
-        for k, (record, (_, failed)) in enumerate(zip(records, failures)):
-            if failed:
-                raise GeneratorBug(specs[k].name, failed, record)
+    for k, spec in enumerate(specs):
+        records = [result[1][k] for result in results]
+        positions = gold_positions([len(r["answers"]) for r in records],
+                                   random.Random(f"{opts.seed}:{spec.name}:{split}:gold"))
+        seen: dict[tuple, str] = {}
+        for (index, _, failures), record, position in zip(results, records, positions):
+            if failures[k][1]:
+                raise GeneratorBug(spec.name, failures[k][1], record)
             key = (tuple(record["context"]), tuple(sorted(record["answers"])))
-            if key in seen[k]:
-                raise GeneratorBug(specs[k].name, [f"duplicate of {seen[k][key]}"], record)
-            seen[k][key] = record["id"]
-            outputs[k].records.append(record)
+            if key in seen:
+                raise GeneratorBug(spec.name, [f"duplicate of {seen[key]}"], record)
+            seen[key] = record["id"]
+            rng = random.Random(f"{opts.seed}:{spec.name}:{split}:{index}")
+            outputs[k].records.append(place_gold(record, position, rng))
     return outputs
 
 
@@ -291,9 +298,6 @@ def generate_with_twin(spec: ConfigSpec, opts: Options = Options(), num_proc: in
                        check: Check | None = None) -> tuple[dict[str, SplitOutput], dict[str, SplitOutput]]:
     """A config and its ``_balanced`` twin from the same plans, each context realised once."""
     paper, twin = replace(spec, balanced=False), replace(spec, balanced=True)
-    gen = registry.generator(spec.phenomenon, spec.language)
-    if not hasattr(gen, "realise_twins"):
-        return generate(paper, opts, num_proc, progress, check), generate(twin, opts, num_proc, progress, check)
     plans = plan_splits(paper, opts)
     out: tuple[dict, dict] = ({}, {})
     for split, p in plans.items():

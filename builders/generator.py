@@ -50,6 +50,7 @@ class Generator:
         self.template = self.load_template()
         self.test_lemma_fraction = self.template.test_lemma_fraction
         self._answer_cache: dict = {}
+        self._sentence_cache: dict = {}
 
     # --- discovery -------------------------------------------------------------------------
     @classmethod
@@ -170,13 +171,28 @@ class Generator:
         """The answer sets a template variant declares (one for all unless a phenomenon says otherwise)."""
         return self.template.answers
 
+    def realised(self, words: Any, step: Any, template: str) -> Sentence:
+        """``sentence`` cached per (words, step, template): a sentence recurs across instances and
+        twins (unhashable words are realised every time)."""
+        key = (words, step, template)
+        try:
+            return self._sentence_cache[key]
+        except KeyError:
+            pass
+        except TypeError:
+            return self.sentence(words, step, template)
+        if len(self._sentence_cache) > 1 << 17:
+            self._sentence_cache.clear()
+        sentence = self._sentence_cache[key] = self.sentence(words, step, template)
+        return sentence
+
     def context(self, matrix: Matrix) -> list[Sentence]:
         n = self.context_size
-        return [self.sentence(matrix.words[i], matrix.steps[i], matrix.template) for i in range(n)]
+        return [self.realised(matrix.words[i], matrix.steps[i], matrix.template) for i in range(n)]
 
     def candidates(self, matrix: Matrix, balanced: bool) -> list[Candidate]:
         words = matrix.words[-1]
-        return [Candidate(self.sentence(words, a.step, matrix.template), a.label, a.error_class)
+        return [Candidate(self.realised(words, a.step, matrix.template), a.label, a.error_class)
                 for a in self.answers(matrix, balanced)]
 
     def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
