@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import sys
 from pathlib import Path
 
 from builders.base import ImpossibleSize

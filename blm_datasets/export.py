@@ -34,6 +34,7 @@ from tqdm.auto import tqdm
 from blm_datasets.digest import files_digest, source_digest
 from blm_datasets.export_folder import ExportFolder, staging_folder
 from blm_datasets.export_pool import WorkerDied, run_pool  # noqa: F401 - WorkerDied re-exported
+from blm_datasets.builder import BlmBuilder
 from blm_datasets.features import FEATURES
 from builders import registry
 from builders.base import ImpossibleSize, SourceUnavailable
@@ -318,7 +319,8 @@ def _card_writer(generation: dict[str, Any], default: str | None, license_id: st
     """A function (folder, {name: summary dict}) -> card text, merged into the card already there."""
     def card(out: Path, summaries: dict[str, dict]) -> str:
         configs = [summary_from_dict(s) for s in summaries.values()]
-        text = render_dataset_card(configs, generation, default if default in summaries else None, license_id,
+        text = render_dataset_card(configs, generation, FEATURES, default if default in summaries else None,
+                                   BlmBuilder.DEFAULT_CONFIG_NAME, (AUDIT_TEST_SAMPLE, AUDIT_TRAIN_SAMPLE), license_id,
                                    [n for n in skipped() if n not in summaries])
         if card_extras or card_notes:
             data, body = split_card(text)

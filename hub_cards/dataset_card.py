@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import shlex
-from collections import Counter
-from pathlib import Path
 from typing import Any
 
+from builders import registry
+from hub_cards.import_card import IMPORT_COLUMN_DOCS, import_context
 from hub_cards.render import render
 from hub_cards.schema import SIZE_CATEGORIES, check_dataset_card_data, require_valid
-from hub_cards.sections import dump_yaml, merge_card, split_card
+from hub_cards.sections import dump_yaml
 
 PRETTY_NAME = "Blackbird Language Matrices (BLM)"
 BASE_TAGS = ("blackbird-language-matrices", "blm", "linguistics", "syntax", "rule-learning", "synthetic")
@@ -71,10 +71,8 @@ def audit_cell(audit: dict[str, Any] | None) -> str:
     return " · ".join(parts) + f" / chance {audit['chance_wellformed']:.2f}{star}"
 
 
-def card_metadata(configs: list, default: str, license_id: str) -> dict[str, Any]:
+def card_metadata(configs: list, default: str, license_id: str, features: Any) -> dict[str, Any]:
     """The YAML header: configs with their data files, dataset_info, licence, languages, tasks, sizes, tags."""
-    from blm_datasets.features import FEATURES
-
     languages = sorted({c.language.split("-")[0] for c in configs})
     total = sum(c.num_examples for c in configs)
     return {
@@ -96,7 +94,7 @@ def card_metadata(configs: list, default: str, license_id: str) -> dict[str, Any
             for c in configs
         ],
         "dataset_info": [
-            {"config_name": c.name, "features": FEATURES._to_yaml_list(),
+            {"config_name": c.name, "features": features._to_yaml_list(),
              "splits": [{"name": s.name, "num_bytes": s.num_bytes, "num_examples": s.num_examples} for s in c.splits],
              "download_size": sum(s.file_bytes for s in c.splits),
              "dataset_size": sum(s.num_bytes for s in c.splits)}
@@ -129,8 +127,6 @@ def _config_row(c) -> dict[str, Any]:
 
 
 def _phenomena(configs: list) -> list[dict[str, Any]]:
-    from builders import registry
-
     out = []
     for phenomenon in dict.fromkeys(c.phenomenon for c in configs):
         labels = list(dict.fromkeys(pair for c in configs if c.phenomenon == phenomenon for pair in c.labels))
@@ -143,29 +139,24 @@ def _phenomena(configs: list) -> list[dict[str, Any]]:
     return out
 
 
-def render_dataset_card(configs: list, generation: dict[str, Any], default: str | None = None,
+def render_dataset_card(configs: list, generation: dict[str, Any], features: Any, default: str | None = None,
+                        preferred_default: str | None = None, audit_sample: tuple[int, int] = (0, 0),
                         license_id: str = "apache-2.0", skipped: list[str] | None = None) -> str:
-    """The README.md text for exported config summaries (see blm_datasets.export.ConfigSummary)."""
-    from blm_datasets.builder import BlmBuilder
-    from blm_datasets.export import AUDIT_TEST_SAMPLE, AUDIT_TRAIN_SAMPLE
-    from blm_datasets.features import FEATURES
-    from builders import registry
+    """The README.md text for exported config summaries (see blm_datasets.export.ConfigSummary).
 
+    ``features`` are the records' datasets Features; without ``default``, ``preferred_default``
+    is the default config when exported, else the first; ``audit_sample`` = (test, train) rows.
+    """
     names = [c.name for c in configs]
     if default is None:
-        default = BlmBuilder.DEFAULT_CONFIG_NAME if BlmBuilder.DEFAULT_CONFIG_NAME in names else names[0]
-    metadata = card_metadata(configs, default, license_id)
+        default = preferred_default if preferred_default in names else names[0]
+    metadata = card_metadata(configs, default, license_id, features)
     require_valid(check_dataset_card_data(metadata), "the generated dataset card")
-    rejected = Counter()
-    for c in configs:
-        rejected.update(c.rejected)
     split_description = ("so that test instances use lemmas (verbs or agreement seeds) never seen in train"
                          if generation["split_mode"] == "lemma" else "at random, instance by instance")
     imported = generation.get("import")
     docs = COLUMN_DOCS
     if imported:
-        from hub_cards.import_card import IMPORT_COLUMN_DOCS, import_context
-
         imported, docs = import_context(imported), {**COLUMN_DOCS, **IMPORT_COLUMN_DOCS}
         split_description = {"release": "as the release splits them", "random": "at random by instance (seed "
                              f"{generation['seed']}, test share {generation['test_size']})"}.get(
@@ -175,21 +166,9 @@ def render_dataset_card(configs: list, generation: dict[str, Any], default: str 
         yaml_header=dump_yaml(metadata), pretty_name=PRETTY_NAME, default_config=default,
         configs=[_config_row(c) for c in configs], total_rows=sum(c.num_examples for c in configs),
         phenomena=_phenomena(configs), generation=generation, split_description=split_description,
-        columns=[{"name": n, "type": feature_type(f), "doc": docs.get(n, "")} for n, f in FEATURES.items()],
+        columns=[{"name": n, "type": feature_type(f), "doc": docs.get(n, "")} for n, f in features.items()],
         audit_sampled=any(c.audit and c.audit.get("sampled") for c in configs),
-        audit_test_sample=AUDIT_TEST_SAMPLE, audit_train_sample=AUDIT_TRAIN_SAMPLE,
+        audit_test_sample=audit_sample[0], audit_train_sample=audit_sample[1],
         command="" if imported else reproduce_command(names, generation, registry.config_names()),
-        rejected=", ".join(f"{k} {v}" for k, v in sorted(rejected.items())), skipped=skipped or [],
+        skipped=skipped or [],
     )
-
-
-def write_dataset_card(out: Path, configs: list, generation: dict[str, Any], default: str | None = None,
-                       license_id: str = "apache-2.0", skipped: list[str] | None = None) -> Path:
-    """Render the card into ``out/README.md``, keeping hand-written text of a previous export's card."""
-    path = Path(out) / "README.md"
-    text = render_dataset_card(configs, generation, default, license_id, skipped)
-    if path.exists():
-        text = merge_card(path.read_text(encoding="utf-8"), text, keep_foreign_configs=False)
-        require_valid(check_dataset_card_data(split_card(text)[0], strict=False), f"{path} (merged)")
-    path.write_text(text, encoding="utf-8")
-    return path
