@@ -107,7 +107,7 @@ class AgrGenerator(Generator):
             pred = self.lex["seeds_by_id"][key]["predicate"]
             words = [f[n] for f in ([pred] if "sg" in pred else pred.values()) for n in ("sg", "pl")]
         else:
-            words = [v for k, v in self.lex["nouns"][key].items() if k not in ("gender", "elide", "article")]
+            words = [v for k, v in self.lex["nouns"][key].items() if k not in lexicon.NOUN_FACTS]
         return morphology.content_stems(" ".join(words), self.language)
 
     # --- planning ------------------------------------------------------------------------------

@@ -44,13 +44,21 @@ IMPLAUSIBLE = {
                "implausible (the vases with the flower)",
     "kinship": "a child has one mother and one father, so a plural head with a singular dependent is "
                "implausible (the mothers of the child)",
+    "counterpart": "an event with exactly one counterpart (a duel has one opponent) cannot have several, so a "
+                   "singular head with a plural dependent is implausible (the duel with the enemies), and so is "
+                   "the Coord candidate in any number (the duel with the enemy and the knight)",
 }
+# A noun fact the checker reads: `one_counterpart: true` marks an event noun with exactly one
+# counterpart (duel). As the head of a `participant` relation it is a `counterpart` relation.
+ONE_COUNTERPART = "one_counterpart"
+NOUN_FACTS = ("gender", "elide", "article", ONE_COUNTERPART)  # entry keys that are not word forms
 # relation key -> what it relates (head <- dependent), as the realiser shows it
 RELATIONS = {
     "attractor1": "attractor 1 to the subject (the subject's preposition)",
     "attractor2": "attractor 2 to attractor 1 (the genitive)",
     "subject_attractor2": "attractor 2 to the subject (the WNA candidate's genitive)",
 }
+HEAD_SLOT = {"attractor1": "subject", "attractor2": "attractor1", "subject_attractor2": "subject"}
 
 
 @functools.cache
@@ -85,6 +93,8 @@ def check(lex: Entry, path: Path) -> None:
                 c.one_of(noun, "gender", morph.GENDERS, f"nouns.{key}")
             else:
                 c.field(noun, fld, str, f"nouns.{key}")
+        if ONE_COUNTERPART in noun:
+            c.field(noun, ONE_COUNTERPART, bool, f"nouns.{key}")
     seeds = c.field(lex, "seeds", list, "seeds")
     if len(seeds) < MIN_SEEDS:
         c.fail(seeds, "seeds", f"needs at least {MIN_SEEDS} seeds, has {len(seeds)}")
@@ -128,6 +138,10 @@ def _check_seed(c: Checker, seed: dict, entry: str, nouns: dict, morph, coordina
         for key in [noun, *alts]:
             if key not in nouns:
                 c.fail(seed, entry, f"noun {key!r} ({slot}) has no entry under 'nouns'")
+    _check_counterparts(c, seed, entry, nouns)
+    for slot, noun in seed_nouns(seed).items():
+        alts = alternatives[slot]
+        for key in [noun, *alts]:
             _check_visible_number(c, seed, entry, slot, key, nouns[key], prep, morph)
         if noun in alts:
             c.fail(alternatives, f"{entry}.alternatives", f"{slot} lists the seed's own noun {noun!r}")
@@ -158,6 +172,22 @@ def _check_relations(c: Checker, seed: dict, entry: str) -> None:
         if kind not in PLAUSIBLE:
             c.fail(relations, where, f"{key} is {kind!r}, not a relation type; use one of "
                    f"{', '.join(PLAUSIBLE)} (see LEXICON.md)")
+
+
+def _check_counterparts(c: Checker, seed: dict, entry: str, nouns: dict) -> None:
+    """A `participant` relation whose head (the seed's noun or an alternative) is an event with one
+    counterpart is a `counterpart` relation, which number crossing makes implausible."""
+    relations = seed["relations"]
+    for key, head in HEAD_SLOT.items():
+        if relations[key] != "participant":
+            continue
+        own = seed_nouns(seed)[head]
+        for noun in [own, *seed["alternatives"][head]]:
+            if nouns[noun].get(ONE_COUNTERPART):
+                role = head if noun == own else f"{head} alternative"
+                c.fail(relations, f"{entry}.relations", f"{key} is 'participant' but the {role} {noun!r} is an "
+                       f"event with one counterpart ({ONE_COUNTERPART}), so the relation is 'counterpart': "
+                       f"{IMPLAUSIBLE['counterpart']}; choose an event that takes any number of participants")
 
 
 def _check_visible_number(c: Checker, seed: dict, entry: str, slot: str, key: str, noun: dict, prep: str,
