@@ -1,4 +1,4 @@
-"""``blm llm-eval``, ``blm grid`` and ``blm latent``: evaluation commands (outputs checked before any work)."""
+"""``blm llm-eval``, ``blm grid``, ``blm latent`` and ``blm reproduce``: evaluation commands (outputs checked before any work)."""
 
 from __future__ import annotations
 
@@ -120,13 +120,15 @@ def _checking_out(func, flag: str = "--out"):
 
 
 def register(sub) -> None:
-    """Add llm-eval, grid and latent to the ``blm`` parser (grid and latent import torch: loaded here only)."""
+    """Add llm-eval, grid, latent and reproduce to the ``blm`` parser (they import torch: loaded here only)."""
     from blm_eval.grid import add_parser as register_grid
     from blm_eval.latent import register as register_latent
+    from blm_eval.reproduce import add_parser as register_reproduce
 
     _register_llm_eval(sub)
     register_grid(sub)
     register_latent(sub)
-    for name in ("grid", "latent"):
+    register_reproduce(sub)
+    for name in ("grid", "latent", "reproduce"):
         parser = sub.choices[name]
         parser.set_defaults(func=_checking_out(parser.get_default("func")))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import math
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -106,7 +107,9 @@ class StackedHeads:
         if self.center:
             centre = context.mean(dim=2, keepdim=True)
             context, answers = context - centre, answers - centre
-        prediction, auxiliary = vmap(self._predict_one, randomness="different")(params, buffers, context)
+        with warnings.catch_warnings():  # the VAE heads' own max-margin (scatter_) runs head by head under vmap
+            warnings.filterwarnings("ignore", message="There is a performance drop")
+            prediction, auxiliary = vmap(self._predict_one, randomness="different")(params, buffers, context)
         if self.scorer.kind == "cosine":
             prediction, answers = F.normalize(prediction, dim=-1), F.normalize(answers, dim=-1)
         scores = torch.einsum("mbad,mbd->mba", answers, prediction).masked_fill(~mask, MASKED_SCORE)
