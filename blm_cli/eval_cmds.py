@@ -1,4 +1,4 @@
-"""``blm llm-eval``, ``blm grid``, ``blm latent`` and ``blm reproduce``: evaluation commands (outputs checked before any work)."""
+"""``blm llm-eval``, ``grid``, ``latent`` and ``reproduce``: evaluation commands (outputs checked before any work)."""
 
 from __future__ import annotations
 

