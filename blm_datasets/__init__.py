@@ -5,6 +5,7 @@ from __future__ import annotations
 from blm_datasets.features import FEATURES
 from blm_datasets import validate as _validate  # noqa: F401 - registers the validator as generation's check
 from blm_datasets.hub_hook import install as _install_hook
+from builders import registry
 
 _install_hook()
 
@@ -17,9 +18,7 @@ def load_blm(name: str, **kwargs):
 
 
 def config_names() -> list[str]:
-    from builders.registry import config_names as names
-
-    return names()
+    return registry.config_names()
 
 
 __all__ = ["FEATURES", "load_blm", "config_names"]

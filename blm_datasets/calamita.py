@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from blm_datasets.export_folder import atomic_write_text
+
 LETTERS = string.ascii_uppercase
 
 
@@ -59,8 +61,6 @@ def to_calamita(row: Mapping[str, Any], index: int, verb_key: str = "lemma") -> 
 
 def write_calamita(rows: Iterable[Mapping[str, Any]], path: str | Path, verb_key: str = "lemma") -> int:
     """Write ``rows`` as one CALAMITA JSON list (UTF-8, IDs 0, 1, … in row order), atomically; return the count."""
-    from blm_datasets.export_folder import atomic_write_text
-
     instances = [to_calamita(row, i, verb_key) for i, row in enumerate(rows)]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from builders import registry
+
 logger = logging.getLogger(__name__)
 
 TYPE_SUFFIX = re.compile(r"_type(?P<type>[IVX]+)(?P<balanced>_balanced)?$")
@@ -40,8 +42,6 @@ def expand_configs(tokens: list[str], balanced: bool = False, known: list[str] |
     """Config names from names or prefixes (`agr_en` -> its type I/II/III configs, `_balanced` ones with
     `balanced`), in order, without repeats; an unknown token lists the valid prefixes and names."""
     if known is None:
-        from builders import registry
-
         known = registry.config_names()
     families: dict[str, list[str]] = {}
     for name in known:
@@ -166,8 +166,6 @@ def summarise_test(test, picks: np.ndarray) -> dict:
 def attribute_order(phenomenon: str, language: str, values: list[str]) -> list[str]:
     """The values of a confusion matrix in the generator's order (CausH: PAAL, NIFAL, HIFIL, HUFAL)."""
     try:
-        from builders import registry
-
         declared = list(getattr(registry.generator(phenomenon, language), CONFUSION_PHENOMENA[phenomenon][1]))
     except (ValueError, AttributeError, KeyError, ImportError):
         declared = []

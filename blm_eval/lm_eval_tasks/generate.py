@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from blm_eval.lm_eval_tasks import TASK_DIR
+from builders import registry
 
 TEMPLATES = {"letter": "_blm_letter_template.yaml", "letter_it": "_blm_letter_it_template.yaml",
              "sentence": "_blm_sentence_template.yaml"}
@@ -60,8 +61,6 @@ def write_tasks(out: str | Path = TASK_DIR, configs: list[str] | None = None,
     ``--include_path``. ``dataset_path`` (exported folder or Hub repo) becomes the tasks' default source.
     Previously generated YAMLs in ``out`` are removed first, so renamed configs leave nothing stale.
     """
-    from builders import registry
-
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     if out != TASK_DIR:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from blm_datasets.sources import load_source
 from blm_eval.prompts import letters, render_prompt
 
 ENV_VAR = "BLM_DATASET_PATH"
@@ -19,8 +20,6 @@ ENV_VAR = "BLM_DATASET_PATH"
 
 def load_blm(blm_config: str, default_path: str | None = None, blm_path: str | None = None, **_metadata: Any):
     """The DatasetDict (train, test) of one config from the first data source that is set."""
-    from blm_datasets.sources import load_source
-
     return load_source(blm_path or os.environ.get(ENV_VAR) or default_path or "blm", blm_config)
 
 
