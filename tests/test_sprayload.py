@@ -43,45 +43,47 @@ def answers(variant, lemma, agent=0, theme=0, loc=0, frame=0, balanced=False):
 
 def test_altatl_type_i_fixed_seed_instance():
     rec = gen("sprayload_en_altatl_typeI")["test"].records[0]
-    assert rec["template"] == "ALT-ATL" and rec["lemma"] == "seed"
+    assert rec["template"] == "ALT-ATL" and rec["lemma"] == "plant"
     assert rec["context"] == [
-        "The grower seeded the pasture with the vetch.",
-        "The vetch was seeded by the grower.",
-        "The vetch was seeded across the pasture by the grower.",
-        "The vetch was seeded across the pasture.",
-        "The pasture was seeded by the grower.",
-        "The pasture was seeded with the vetch by the grower.",
-        "The pasture was seeded with the vetch.",
+        "The landscaper planted the flowerbed with the saplings.",
+        "The saplings were planted by the landscaper.",
+        "The saplings were planted in the flowerbed by the landscaper.",
+        "The saplings were planted in the flowerbed.",
+        "The flowerbed was planted by the landscaper.",
+        "The flowerbed was planted with the saplings by the landscaper.",
+        "The flowerbed was planted with the saplings.",
     ]
     patterns, answer = FIGURES["altatl"]
     assert [without_frame(p) for p in rec["context_patterns"]] == patterns
     assert without_frame(rec["answer_patterns"][rec["label"]]) == answer
     assert dict(zip(rec["answer_labels"], zip(rec["answers"], rec["answer_error_classes"]))) == {
-        "Correct": ("The grower seeded the vetch across the pasture.", "CORRECT"),
-        "AGENTACT": ("The grower was seeded the vetch across the pasture.", "GRAMMAR"),
-        "ALT-NP": ("The grower seeded the vetch the pasture.", "GRAMMAR"),
-        "ALT-PP": ("The grower seeded with the vetch across the pasture.", "GRAMMAR"),
-        "NOEMB": ("The grower seeded the vetch for the pasture.", "SEQUENCE"),
-        "LEXPREP": ("The grower seeded the vetch beside the pasture.", "SEQUENCE"),
-        "SSM-1": ("The vetch seeded the grower across the pasture.", "GRAMMAR"),
-        "SSM-2": ("The pasture seeded the grower with the vetch.", "GRAMMAR"),
-        "AASSM": ("The vetch seeded the pasture with the grower.", "GRAMMAR"),
+        "Correct": ("The landscaper planted the saplings in the flowerbed.", "CORRECT"),
+        "AGENTACT": ("The landscaper was planted the saplings in the flowerbed.", "GRAMMAR"),
+        "ALT-NP": ("The landscaper planted the saplings the flowerbed.", "GRAMMAR"),
+        "ALT-PP": ("The landscaper planted with the saplings in the flowerbed.", "GRAMMAR"),
+        "NOEMB": ("The landscaper planted the saplings for the flowerbed.", "SEQUENCE"),
+        "LEXPREP": ("The landscaper planted the saplings beside the flowerbed.", "SEQUENCE"),
+        "SSM-1": ("The saplings planted the landscaper in the flowerbed.", "GRAMMAR"),
+        "SSM-2": ("The flowerbed planted the landscaper with the saplings.", "GRAMMAR"),
+        "AASSM": ("The saplings planted the flowerbed with the landscaper.", "GRAMMAR"),
     }
 
 
 def test_atlalt_type_i_fixed_seed_instance():
     rec = gen("sprayload_en_atlalt_typeI")["test"].records[0]
     assert rec["template"] == "ATL-ALT" and rec["context"][:2] == [
-        "The rancher will seed the vetch across the meadow.", "The vetch will be seeded by the rancher."]
+        "The volunteers will plant the saplings in the park.", "The saplings will be planted by the volunteers."]
     patterns, answer = FIGURES["atlalt"]
     assert [without_frame(p) for p in rec["context_patterns"]] == patterns
     assert without_frame(rec["answer_patterns"][rec["label"]]) == answer
     answers_ = dict(zip(rec["answer_labels"], rec["answers"]))
-    assert answers_["Correct"] == "The rancher will seed the meadow with the vetch."
-    assert answers_["SSM-1"] == "The meadow will seed the rancher with the vetch."     # Fig. 4: NP-Loc Verb NP-Agent PP-Theme
-    assert answers_["SSM-2"] == "The vetch will seed the rancher across the meadow."   # NP-Theme Verb NP-Agent PP-Loc
-    assert answers_["AASSM"] == "The meadow will seed the vetch across the rancher."   # NP-Loc Verb NP-Theme PP-Agent
-    assert answers_["AGENTACT"] == "The rancher will be seeded the meadow with the vetch."
+    assert answers_["Correct"] == "The volunteers will plant the park with the saplings."
+    assert answers_["SSM-1"] == "The park will plant the volunteers with the saplings."     # Fig. 4: NP-Loc Verb NP-Agent PP-Theme
+    assert answers_["SSM-2"] == "The saplings will plant the volunteers in the park."      # NP-Theme Verb NP-Agent PP-Loc
+    assert answers_["AASSM"] == "The park will plant the saplings in the volunteers."      # NP-Loc Verb NP-Theme PP-Agent
+    assert answers_["AGENTACT"] == "The volunteers will be planted the park with the saplings."
+    # plant's NOEMB and LEXPREP with the location as object are marginal: no candidate
+    assert "NOEMB" not in answers_ and "LEXPREP" not in answers_
 
 
 # --- the per-verb facts: each test pins a candidate whose class used to be false ------------------
@@ -99,12 +101,32 @@ def test_a_verb_without_the_with_variant_never_appears():
 
 
 def test_role_swaps_are_sequence_only_where_both_nouns_can_take_their_new_roles():
-    shower = answers("altatl", "shower", loc=1)    # the guests showered the confetti on the bride
-    assert shower["SSM-2"] == ("The bride showered the guests with the confetti.", "SEQUENCE")   # was GRAMMAR
-    assert shower["SSM-1"] == ("The confetti showered the guests on the bride.", "GRAMMAR")
-    assert answers("atlalt", "shower", loc=1)["AASSM"] == ("The bride showered the confetti on the guests.",
-                                                           "SEQUENCE")
+    squirt = answers("altatl", "squirt", loc=1)    # the clown squirted the water onto the crowd
+    assert squirt["SSM-2"] == ("The crowd squirted the clown with the water.", "SEQUENCE")
+    assert squirt["SSM-1"] == ("The water squirted the clown onto the crowd.", "GRAMMAR")
+    assert answers("atlalt", "squirt", loc=1)["AASSM"] == ("The crowd squirted the water onto the clown.", "SEQUENCE")
     assert answers("altatl", "spray")["SSM-2"] == ("The roses sprayed the gardener with the water.", "GRAMMAR")
+
+
+def test_no_splash_location_can_splash_anything():
+    """Review finding 1: 'the car' was a splash location, so "The car splashed the swimmers with the
+    mud" (a passing car does) was a GRAMMAR role swap; the locations are now things that cannot splash."""
+    splash = lexicon.load("en")[INDEX["splash"]]
+    assert "the car" not in [np.text for np in splash.locations] and not splash.can_also_be
+    assert answers("atlalt", "splash", loc=2)["SSM-1"] == ("The fence splashed the kids with the milk.", "GRAMMAR")
+    texts = [a for split in gen("sprayload_en_atlalt_typeI", 400).values() for r in split.records for a in r["answers"]]
+    assert not [a for a in texts if a.startswith("The car ")]
+
+
+def test_squirt_locations_are_people_so_no_food_squirts_anyone():
+    """Borderline finding: "The sandwich squirted the waitress with the mustard" (it squirts when
+    bitten) was GRAMMAR, and "The pretzel can be squirted by the cook" a context sentence; squirt's
+    locations are now people, who can be squirted and can squirt back."""
+    squirt = lexicon.load("en")[INDEX["squirt"]]
+    assert {np.text for np in squirt.locations} == {"the audience", "the crowd", "the spectators", "the guests",
+                                                    "the children"}
+    assert answers("atlalt", "squirt", loc=4)["SSM-1"] == ("The children squirted the clown with the water.",
+                                                           "SEQUENCE")
 
 
 def test_alt_pp_is_sequence_where_the_agent_moves_itself_location_first():
@@ -114,23 +136,55 @@ def test_alt_pp_is_sequence_where_the_agent_moves_itself_location_first():
 
 
 def test_noemb_class_follows_the_verbs_noemb_fact():
-    assert answers("atlalt", "shower", loc=1)["NOEMB"] == ("The guests showered the bride for the confetti.",
-                                                           "GRAMMAR")   # was SEQUENCE
-    assert answers("atlalt", "load")["NOEMB"] == ("The movers loaded the truck for the boxes.", "SEQUENCE")
-    assert answers("altatl", "splash")["NOEMB"] == ("The kids splashed the water for the deck.", "GRAMMAR")
+    assert answers("atlalt", "inject")["NOEMB"] == ("The vet injected the horse for the vaccine.", "GRAMMAR")
+    assert answers("altatl", "splash")["NOEMB"] == ("The kids splashed the milk for the deck.", "GRAMMAR")
     assert answers("altatl", "spray")["NOEMB"] == ("The gardener sprayed the water for the roses.", "SEQUENCE")
 
 
+def test_marginal_noemb_gives_no_candidate():
+    """Borderline findings: "The planter will sow the furrow for the wheat" was SEQUENCE, "The
+    surgeon swabbed the scrape for the iodine" GRAMMAR, though both read like "brush the fence for the
+    paint" (prepare it); a NOEMB without the goal the verb wants ("The secretary stuck the flags for the
+    corkboard") likewise. Each is marginal now, so no candidate claims either class."""
+    for variant, lemma in (("atlalt", "sow"), ("atlalt", "seed"), ("atlalt", "load"), ("atlalt", "pack")):
+        assert "NOEMB" not in answers(variant, lemma), lemma
+    entries = lexicon.load("en")
+    for lemma, key in (("sow", "location_for_theme"), ("swab", "location_for_theme"),
+                       ("brush", "location_for_theme"), ("stick", "theme_for_location"),
+                       ("shower", "theme_for_location")):
+        assert entries[INDEX[lemma]].judgement("noemb", key) == "marginal", lemma
+    assert "the calendar" not in [np.text for np in entries[INDEX["stick"]].locations]
+
+
 def test_lexprep_class_follows_the_verbs_lexprep_fact():
-    assert answers("atlalt", "hang")["LEXPREP"] == ("The curator hung the walls near the paintings.", "GRAMMAR")
-    assert answers("atlalt", "spray")["LEXPREP"] == ("The gardener sprayed the roses near the water.", "SEQUENCE")
-    assert answers("altatl", "hang")["LEXPREP"] == ("The curator hung the paintings near the walls.", "SEQUENCE")
+    assert answers("atlalt", "smear")["LEXPREP"] == ("The child smeared the window under the jam.", "GRAMMAR")
+    assert answers("atlalt", "load")["LEXPREP"] == ("The movers loaded the truck behind the boxes.", "SEQUENCE")
+    assert answers("altatl", "spray")["LEXPREP"] == ("The gardener sprayed the water near the roses.", "SEQUENCE")
+    assert "LEXPREP" not in answers("atlalt", "spray")    # ?"sprayed the roses near the pesticide"
+
+
+def test_only_verbs_with_both_bare_passives_are_used():
+    """Review finding 7: context sentence 5 (*The corkboard was stuck by the secretary*, *The walkway
+    was spread by the contractor*) and sentence 2 (*The butter was basted by the chef*) are anomalous
+    for many verbs; a verb is used only where both bare passives are natural."""
+    spec = registry.get_spec("sprayload_en_altatl_typeI")
+    used = set(GEN.lemmas(spec))
+    assert used == {"inject", "load", "pack", "plant", "seed", "sew", "smear", "smudge", "sow", "splash",
+                    "splatter", "spray", "sprinkle", "spritz", "squirt", "stock", "wrap"}
+    assert not used & {"stick", "scatter", "spread", "strew", "string", "hang", "baste"}
+    for name in ("sprayload_en_atlalt_typeII", "sprayload_en_altatl_typeIII"):
+        records = [r for split in gen(name, 300).values() for r in split.records]
+        bare = [s for r in records for s in (r["context"][1], r["context"][4])]
+        assert len(bare) == 600
+        assert not [s for s in bare if re.search(r"\b(stuck|spread|scattered|strewn|strung|hung|basted)\b", s)]
+    assert GEN.usable(lexicon.load("en")[INDEX["spray"]], "altatl")
+    assert not GEN.usable(lexicon.load("en")[INDEX["stick"]], "atlalt")
 
 
 def test_balanced_twins_are_frames_crossed_with_candidates_that_are_grammar_for_the_verb():
     """The GRAMMAR twins are chosen among the candidates that are GRAMMAR for this verb, so a
     well-formed paper candidate (load's ALT-PP, shower's role swaps) never poses as one."""
-    for variant, lemma in (("atlalt", "load"), ("atlalt", "shower"), ("altatl", "shower")):
+    for variant, lemma in (("atlalt", "load"), ("atlalt", "squirt"), ("altatl", "squirt")):
         wellformed = {label for label, (_, cls) in answers(variant, lemma).items() if cls == "SEQUENCE"}
         for frame in range(4):
             spec = registry.get_spec(f"sprayload_en_{variant}_typeI_balanced")
@@ -188,11 +242,16 @@ def _verb(english, lemma):
     return next(v for v in english["verbs"] if v["verb"]["lemma"] == lemma)
 
 
-def test_shipped_lexicon_has_the_papers_verbs_and_pack_for_spurt():
+def test_shipped_lexicon_has_the_papers_verbs_and_levin_verbs_for_those_without_bare_passives():
     entries = lexicon.load("en")
-    alternating = {e.lemma for e in entries if e.variants == {"locative", "with"}}
-    assert len(alternating) == 30 and "pack" in alternating and "spurt" not in alternating
+    papers = {"baste", "brush", "drizzle", "hang", "load", "plaster", "pump", "rub", "scatter", "seed", "sew",
+              "shower", "smear", "smudge", "sow", "spatter", "splash", "splatter", "spray", "spread", "sprinkle",
+              "spritz", "spurt", "squirt", "stick", "strew", "string", "swab", "swash", "wrap"}
+    assert {e.lemma for e in entries} == papers | {"pack", "inject", "plant", "stock"}
     assert all(len(e.agents) == len(e.themes) == len(e.locations) == 5 for e in entries)
+    used = [e for e in entries if GEN.usable(e, "altatl")]
+    assert len(used) == 17 and all(e.variants == {"locative", "with"} for e in used)
+    assert all(e.judgement("bare_passive", k) == "natural" for e in used for k in ("theme", "location"))
 
 
 def test_regularised_participle_is_rejected_with_file_and_line(tmp_path, english):
@@ -208,11 +267,15 @@ def test_fact_errors_name_file_line_and_verb(tmp_path, english):
     english = shipped_english(lexicon)
     _verb(english, "spray")["lexprep"]["location_object"] = "odd"
     with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray'\.lexprep: 'location_object' is 'odd'; "
-                                           "expected one of natural, anomalous"):
+                                           "expected one of natural, anomalous, marginal"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     del _verb(english, "spray")["noemb"]
     with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray': missing field 'noemb'"):
+        _check(tmp_path, english)
+    english = shipped_english(lexicon)
+    del _verb(english, "spray")["bare_passive"]["location"]
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray'\.bare_passive: missing field 'location'"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     _verb(english, "shower")["can_also_be"] = {"agent": ["agent"]}

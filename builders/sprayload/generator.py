@@ -90,9 +90,22 @@ class SprayLoadGenerator(Generator):
         """The alternants a template's sentences and answer use (both, for ALT-ATL and ATL-ALT)."""
         return frozenset(filter(None, (rules.variant(s) for s in self.template.templates[variant].sequence)))
 
+    @functools.cache
+    def needs_bare(self, variant: str) -> frozenset[str]:
+        """The bare passives a template's context shows (both: *The paint was sprayed by the girl*,
+        *The wall was sprayed by the girl*)."""
+        return frozenset(filter(None, (rules.bare_passive(s) for s in self.template.templates[variant].sequence)))
+
+    def usable(self, entry: lexicon.VerbEntry, variant: str) -> bool:
+        """Whether every sentence of the template is natural with this verb: it has each alternant
+        shown (*spurt* has no with-variant) and each bare passive is natural (*The yard was
+        scattered by the farmer* is not)."""
+        return (self.needs(variant) <= entry.variants
+                and all(entry.judgement("bare_passive", key) == "natural" for key in self.needs_bare(variant)))
+
     def lemmas(self, spec: ConfigSpec) -> list[str]:
-        """Verbs that have every alternant the template shows (*spurt* has no with-variant)."""
-        return [e.lemma for e in self.entries if self.needs(spec.variant) <= e.variants]
+        """Verbs whose every template sentence is natural (``usable``)."""
+        return [e.lemma for e in self.entries if self.usable(e, spec.variant)]
 
     def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test verbs whose forms share no stem (spritz/sprinkle), so type III test instances exist."""

@@ -18,9 +18,13 @@ MAX_CONTENT_WORDS = 2  # keeps type I sentences lexically close (validator: Jacc
 RESERVED_PREPS = ("with", "by", "for")  # theme, passive agent, NOEMB
 VARIANTS = ("locative", "with")   # "sprayed the water onto the roses" / "sprayed the roses with the water"
 ROLES_OF = {"agents": "agent", "themes": "theme", "locations": "location"}
-JUDGEMENTS = {"natural": True, "anomalous": False}
+# a judgement of a sentence: natural (a candidate is SEQUENCE), anomalous (GRAMMAR), marginal (odd but not
+# clearly wrong, or judged differently by speakers: no candidate makes a claim about it)
+JUDGEMENTS = ("natural", "anomalous", "marginal")
 LEXPREP_KEYS = ("theme_object", "location_object")
 NOEMB_KEYS = ("theme_for_location", "location_for_theme")
+BARE_PASSIVE_KEYS = ("theme", "location")   # "The paint was sprayed by the girl" / "The wall was sprayed by the girl"
+Judged = frozenset[tuple[str, str]]   # (key, judgement) pairs: hashable, so an entry can sit in a matrix's facts
 
 
 class NP(NamedTuple):
@@ -37,13 +41,18 @@ class VerbEntry(NamedTuple):
     variants: frozenset[str]            # the alternants the verb has: locative, with
     loc_prep: str
     wrong_prep: str                     # LEXPREP's preposition
-    lexprep: frozenset[str]             # of theme_object, location_object: the LEXPREP sentences that are natural
-    noemb: frozenset[str]               # of theme_for_location, location_for_theme: the natural NOEMB sentences
+    lexprep: Judged                     # (theme_object | location_object, judgement) of the LEXPREP sentences
+    noemb: Judged                       # (theme_for_location | location_for_theme, judgement) of the NOEMB ones
+    bare_passive: Judged                # (theme | location, judgement): the passive with the agent and no other PP
     agent_moves: bool                   # "The movers loaded into the truck": ALT-PP is a well-formed sentence
     can_also_be: frozenset[tuple[str, str]]  # (role, other role its nouns can take with this verb)
     agents: tuple[NP, ...]
     themes: tuple[NP, ...]
     locations: tuple[NP, ...]
+
+    def judgement(self, fact: str, key: str) -> str:
+        """``natural``, ``anomalous`` or ``marginal``: the verb's judgement ``fact.key`` (LEXICON.md)."""
+        return dict(getattr(self, fact))[key]
 
 
 @functools.cache
@@ -84,7 +93,9 @@ def check(lex, path: Path) -> tuple[VerbEntry, ...]:
         preps = {"loc_prep": c.field(entry, "loc_prep", str, name),
                  "lexprep.prep": c.field(lexprep, "prep", str, f"{name}.lexprep")}
         judged = {"lexprep": _judgements(c, lexprep, LEXPREP_KEYS, f"{name}.lexprep", frozenset({"prep"})),
-                  "noemb": _judgements(c, c.field(entry, "noemb", dict, name), NOEMB_KEYS, f"{name}.noemb")}
+                  "noemb": _judgements(c, c.field(entry, "noemb", dict, name), NOEMB_KEYS, f"{name}.noemb"),
+                  "bare_passive": _judgements(c, c.field(entry, "bare_passive", dict, name), BARE_PASSIVE_KEYS,
+                                              f"{name}.bare_passive")}
         agent_moves = entry.get("agent_moves", False)
         if not isinstance(agent_moves, bool):
             c.fail(entry, name, f"agent_moves must be true or false, got {agent_moves!r}")
@@ -112,7 +123,8 @@ def check(lex, path: Path) -> tuple[VerbEntry, ...]:
         if preps["loc_prep"] in RESERVED_PREPS:
             c.fail(entry, name, f"loc_prep {preps['loc_prep']!r} is reserved ({', '.join(RESERVED_PREPS)})")
         out.append(VerbEntry(lemma, verb, variants, preps["loc_prep"], wrong, judged["lexprep"], judged["noemb"],
-                             agent_moves, also, pools["agents"], pools["themes"], pools["locations"]))
+                             judged["bare_passive"], agent_moves, also,
+                             pools["agents"], pools["themes"], pools["locations"]))
     return tuple(out)
 
 
@@ -127,12 +139,12 @@ def _variants(c: Checker, entry, name: str) -> frozenset[str]:
 
 
 def _judgements(c: Checker, node, keys: tuple[str, ...], entry: str, other: frozenset[str] = frozenset()
-                ) -> frozenset[str]:
-    """The keys judged ``natural`` (the others must say ``anomalous``)."""
+                ) -> Judged:
+    """Each key with its judgement (natural, anomalous or marginal); every key must be judged."""
     unknown = sorted(set(node) - set(keys) - set(other))
     if unknown:
         c.fail(node, entry, f"unknown key {unknown[0]!r}; expected {', '.join((*sorted(other), *keys))}")
-    return frozenset(key for key in keys if JUDGEMENTS[c.one_of(node, key, JUDGEMENTS, entry)])
+    return frozenset((key, c.one_of(node, key, JUDGEMENTS, entry)) for key in keys)
 
 
 def _can_also_be(c: Checker, entry, name: str) -> frozenset[tuple[str, str]]:

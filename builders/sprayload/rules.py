@@ -17,6 +17,8 @@ from builders.sprayload.lexicon import VerbEntry
 
 VERB_SLOTS = ("Verb", "VerbPass")
 ROLE_NAMES = {"Agent": "agent", "Theme": "theme", "Loc": "location"}
+# the class a candidate gets from the lexicon's judgement of its sentence (marginal: not generated)
+CLASS_OF = {"natural": "SEQUENCE", "anomalous": "GRAMMAR", "marginal": None}
 RULES = RuleBook("sprayload")
 
 
@@ -59,6 +61,18 @@ def variant(slots: tuple[str, ...]) -> str | None:
     else:
         return None
     return {"Theme": "locative", "Loc": "with"}.get(undergoer)
+
+
+def bare_passive(slots: tuple[str, ...]) -> str | None:
+    """``theme`` or ``location`` for a passive whose subject is that argument and that shows neither
+    the other one nor anything but the agent (*The paint was sprayed by the girl*, *The wall was
+    sprayed by the girl*): a verb must have it naturally to appear in such a sentence; else None."""
+    if len(slots) < 2 or slots[1] != "VerbPass":
+        return None
+    subject, rest = role(slots[0]), {role(s) for s in slots[2:]}
+    if subject in ("Theme", "Loc") and rest == {"Agent"}:
+        return ROLE_NAMES[subject]
+    return None
 
 
 def with_frame(subject: str, obj: str, pp: str) -> bool:
@@ -109,11 +123,12 @@ def no_embedding(gold: Step, matrix) -> Step:
 
 
 @RULES.judge("no_embedding")
-def no_embedding_class(step: Step, matrix) -> str:
-    """Natural or anomalous for this verb, by which noun is the object (lexicon ``noemb``)."""
+def no_embedding_class(step: Step, matrix) -> str | None:
+    """Natural, anomalous or marginal (not generated) for this verb, by which noun is the object
+    (lexicon ``noemb``)."""
     head = role(step.slots[2].strip("[]").split()[0])
     key = "theme_for_location" if head == "Theme" else "location_for_theme"
-    return "SEQUENCE" if key in matrix.facts.entry.noemb else "GRAMMAR"
+    return CLASS_OF[matrix.facts.entry.judgement("noemb", key)]
 
 
 @RULES.rule("lexical_preposition", label="LEXPREP", error_class="SEQUENCE")
@@ -125,10 +140,11 @@ def lexical_preposition(gold: Step, matrix) -> Step:
 
 
 @RULES.judge("lexical_preposition")
-def lexical_preposition_class(step: Step, matrix) -> str:
-    """Natural or anomalous for this verb, by which noun is the object (lexicon ``lexprep``)."""
+def lexical_preposition_class(step: Step, matrix) -> str | None:
+    """Natural, anomalous or marginal (not generated) for this verb, by which noun is the object
+    (lexicon ``lexprep``)."""
     key = "theme_object" if role(step.slots[2]) == "Theme" else "location_object"
-    return "SEQUENCE" if key in matrix.facts.entry.lexprep else "GRAMMAR"
+    return CLASS_OF[matrix.facts.entry.judgement("lexprep", key)]
 
 
 POSITIONS = ("subject", "object", "pp")
