@@ -41,26 +41,38 @@ def answers(scene, v1, v2=None, theme=0, agents=(0, 1), locations=(0, 1), balanc
 
 def test_type_i_fixed_seed_instance():
     rec = gen("roll_en_typeI")["test"].records[0]
-    assert rec["lemma"] == "revolve" and rec["context"] == [
-        "The machinist revolved the wheel.",
-        "The machinist did something to the wheel.",
-        "The wheel was on the axle.",
-        "The wheel revolved on the axle.",
-        "The mechanic revolved the wheel.",
-        "The mechanic did something to the wheel.",
-        "The wheel was on the pivot.",
+    assert rec["lemma"] == "turn" and rec["context"] == [
+        "The ferryman turned the raft.",
+        "The ferryman did something to the raft.",
+        "The raft was in the cove.",
+        "The raft turned into the cove.",
+        "The sailor turned the raft.",
+        "The sailor did something to the raft.",
+        "The raft was in the lagoon.",
     ]
     assert rec["context_patterns"] == FIG10_CONTEXT
     assert dict(zip(rec["answer_labels"], rec["answer_patterns"])) == FIG10_ANSWERS
     assert dict(zip(rec["answer_labels"], zip(rec["answers"], rec["answer_error_classes"]))) == {
-        "Correct": ("The wheel revolved on the pivot.", "CORRECT"),
-        "SC-RS": ("The wheel revolved the mechanic.", "GRAMMAR"),
-        "SC-RR": ("The mechanic was on the pivot.", "GRAMMAR"),        # was SEQUENCE
-        "RR": ("The mechanic revolved on the pivot.", "GRAMMAR"),      # was SEQUENCE
-        "PSC-RS": ("The wheel revolved the machinist.", "GRAMMAR"),
-        "PSC-RR": ("The machinist was on the axle.", "GRAMMAR"),       # was SEQUENCE
-        "PC-RR": ("The machinist revolved on the axle.", "GRAMMAR"),   # was SEQUENCE
+        "Correct": ("The raft turned into the lagoon.", "CORRECT"),
+        "SC-RS": ("The raft turned the sailor.", "GRAMMAR"),
+        "SC-RR": ("The sailor was in the lagoon.", "SEQUENCE"),
+        "RR": ("The sailor turned into the lagoon.", "SEQUENCE"),
+        "PSC-RS": ("The raft turned the ferryman.", "GRAMMAR"),
+        "PSC-RR": ("The ferryman was in the cove.", "SEQUENCE"),
+        "PC-RR": ("The ferryman turned into the cove.", "SEQUENCE"),
     }
+
+
+def test_axis_scene_role_errors_are_grammar():
+    assert answers("axis", "rotate", agents=(4, 0), locations=(0, 4)) == [
+        ("Correct", "The wheel rotated on the pivot.", "CORRECT"),
+        ("SC-RS", "The wheel rotated the mechanic.", "GRAMMAR"),
+        ("SC-RR", "The mechanic was on the pivot.", "GRAMMAR"),        # was SEQUENCE
+        ("RR", "The mechanic rotated on the pivot.", "GRAMMAR"),       # was SEQUENCE
+        ("PSC-RS", "The wheel rotated the machinist.", "GRAMMAR"),
+        ("PSC-RR", "The machinist was on the axle.", "GRAMMAR"),       # was SEQUENCE
+        ("PC-RR", "The machinist rotated on the axle.", "GRAMMAR"),    # was SEQUENCE
+    ]
 
 
 # --- the scene facts: each test pins a candidate whose class used to be false ---------------------
@@ -69,16 +81,51 @@ def test_role_error_is_sequence_only_where_the_agent_moving_is_natural():
     balls = answers("balls", "roll", locations=(0, 2))   # the boy … the girl, the gutter … the pool
     assert ("RR", "The girl rolled into the pool.", "SEQUENCE") in balls
     assert ("SC-RR", "The girl was in the pool.", "SEQUENCE") in balls
-    wind = answers("wind", "whirl", "drift")             # the wind whirled …, the squall drifted …
-    assert ("RR", "The squall drifted into the pond.", "GRAMMAR") in wind          # was SEQUENCE
-    assert ("PC-RR", "The wind whirled into the yard.", "SEQUENCE") in wind
-    assert ("SC-RR", "The squall was in the pond.", "GRAMMAR") in wind             # was SEQUENCE
+    wind = answers("wind", "twirl", "whirl")             # the wind twirled …, the squall whirled …
+    assert ("RR", "The squall whirled into the pond.", "SEQUENCE") in wind
     ropes = answers("ropes", "twist", "coil")
     assert ("PC-RR", "The sailor twisted around the post.", "SEQUENCE") in ropes
-    assert ("RR", "The climber coiled around the pole.", "GRAMMAR") in ropes       # was SEQUENCE
+    assert ("RR", "The engineer rotated on the axle.", "GRAMMAR") in answers("axis", "rotate", locations=(1, 0))
 
 
-def test_role_swap_is_grammar_for_every_scene():
+def test_marginal_role_errors_give_no_candidate():
+    """Review finding 6: "The sailor was around the pole" was GRAMMAR, but 'around' also means 'near';
+    borderline: "The wind was in the yard" (poetic rather than anomalous). Both are marginal now, as
+    are "The gust twirled into the alley" and "The climber wound around the pole" (a winding course):
+    no candidate claims a class for them."""
+    ropes = {label for label, _, _ in answers("ropes", "twist", "coil")}
+    assert not ropes & {"SC-RR", "PSC-RR", "RR"}
+    wind = answers("wind", "whirl", "twirl")
+    assert [label for label, _, _ in wind] == ["Correct", "SC-RS", "PSC-RS", "PC-RR"]   # no SC-RR, PSC-RR, RR (twirl)
+    records = [r for split in gen("roll_en_typeII", 600).values() for r in split.records]
+    located = [a for r in records for a, label in zip(r["answers"], r["answer_labels"]) if label.endswith("SC-RR")]
+    winds = ("wind", "squall", "storm", "gust", "gale")
+    assert located and not [a for a in located if " around " in a or a.split()[1] in winds]
+
+
+def test_marginal_role_swaps_give_no_candidate():
+    """Borderline: "The raft floated the oarsman" (kept him afloat), "The wardrobe moved the movers"
+    (a psych reading) and "The sack dropped the farmer" (knocked him down) were GRAMMAR; they are
+    marginal now, so neither the paper set nor the balanced set (GRAMMAR swaps only) has them."""
+    for scene, verb in (("boats", "float"), ("furniture", "move"), ("balls", "drop"), ("buckets", "drop")):
+        for balanced in (False, True):
+            labels = {label for label, _, _ in answers(scene, verb, balanced=balanced)}
+            assert not labels & {"SC-RS", "PSC-RS"}, (scene, verb, balanced)
+    assert ("SC-RS", "The canoe turned the fisherman.", "GRAMMAR") in answers("boats", "turn", theme=2)
+
+
+def test_verbs_without_a_natural_transitive_never_appear():
+    """Borderline: "The fisherman glided the kayak", "The oarsman drifted the dinghy", "The machinist
+    revolved the disk" were context sentences; a verb is used only in scenes where its transitive is
+    natural (causative), so glide, drift and revolve are not used."""
+    lemmas = GEN.lemmas(registry.get_spec("roll_en_typeI"))
+    assert len(lemmas) == 15 and not {"glide", "drift", "revolve"} & set(lemmas)
+    for name in ("roll_en_typeI", "roll_en_typeII"):
+        texts = [t for split in gen(name, 600).values() for r in split.records for t in r["context"] + r["answers"]]
+        assert not [t for t in texts if {"glided", "drifted", "revolved"} & set(t.rstrip(".").split())]
+
+
+def test_role_swap_is_never_natural():
     """The theme acting on the agent (*The ball rolled the girl*) is natural with no scene's verb;
     the furniture scene has no piano (*The piano moved the landlord* has a psych reading)."""
     for scene in lexicon.load("en").scenes:
@@ -148,6 +195,7 @@ def _check(tmp_path, data_or_text):
 def test_shipped_lexicon_has_the_18_roll_verbs():
     lex = lexicon.load("en")
     assert len(lex.verbs) == 18 and {"roll", "wind", "revolve", "glide"} <= set(lex.verbs)
+    assert all(set(scene.causative) <= set(scene.verbs) for scene in lex.scenes)
 
 
 def test_invented_past_is_rejected(tmp_path, english):
@@ -165,6 +213,20 @@ def test_fact_errors_name_file_line_and_scene(tmp_path, english):
     english = shipped_english(lexicon)
     english["scenes"][0]["agents_located"] = "sometimes"
     with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'balls': 'agents_located' is 'sometimes'"):
+        _check(tmp_path, english)
+    english = shipped_english(lexicon)
+    english["scenes"][0]["causative"].append("spin")
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'balls': causative: 'spin' is not a verb of this scene"):
+        _check(tmp_path, english)
+    english = shipped_english(lexicon)
+    english["scenes"][2]["marginal"]["themes_move_agents"].append("glide")
+    english["scenes"][2]["themes_move_agents"].append("glide")
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'boats'\.marginal: themes_move_agents: 'glide' "
+                                           "is also listed as natural"):
+        _check(tmp_path, english)
+    english = shipped_english(lexicon)
+    english["scenes"][2]["marginal"] = {"agents_located": ["float"]}
+    with pytest.raises(LexiconError, match=r"scene 'boats'\.marginal: 'agents_located' is not a verb fact"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     del english["scenes"][1]["themes_move_agents"]

@@ -46,7 +46,10 @@ class RollGenerator(Generator):
 
     # --- split ---------------------------------------------------------------------------------
     def lemmas(self, spec: ConfigSpec) -> list[str]:
-        return list(self.lex.verbs)
+        """Verbs with a natural transitive in some scene: every paradigm opens with it, so a verb
+        without one (*The fisherman glided the kayak*) is never used."""
+        usable = {v for scene in self.lex.scenes for v in scene.causative}
+        return [v for v in self.lex.verbs if v in usable]
 
     def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test verbs in pairs from one scene, so type II (two verbs of a scene) has test instances."""
@@ -54,7 +57,7 @@ class RollGenerator(Generator):
         rng.shuffle(scenes)
         chosen: list[str] = []
         for scene in scenes:
-            free = [v for v in scene.verbs if v in lemmas and v not in chosen]
+            free = [v for v in scene.causative if v in lemmas and v not in chosen]
             rng.shuffle(free)
             room = n_test - len(chosen)
             if room >= 2 and len(free) >= 2:
@@ -65,10 +68,11 @@ class RollGenerator(Generator):
 
     # --- planning ------------------------------------------------------------------------------
     def _pairs(self, spec: ConfigSpec, lemmas: Sequence[str]) -> list[tuple[int, str, str]]:
-        """(scene, verb of paradigm 1, verb of paradigm 2): one verb in type I, two of a scene in II."""
+        """(scene, verb of paradigm 1, verb of paradigm 2): one verb in type I, two of a scene in II
+        (verbs with a natural transitive in the scene)."""
         allowed, out = set(lemmas), []
         for s, scene in enumerate(self.lex.scenes):
-            here = [v for v in scene.verbs if v in allowed]
+            here = [v for v in scene.causative if v in allowed]
             out += [(s, v1, v2) for v1 in here for v2 in here if (v1 == v2) == (spec.lexical_type == "I")]
         return out
 

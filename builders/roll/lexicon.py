@@ -14,7 +14,10 @@ HERE = Path(__file__).parent
 MIN_POOL = 5            # five agents, themes and locations per scene
 MIN_SCENE_VERBS = 2     # type II pairs two verbs of one scene
 MAX_CONTENT_WORDS = 2   # keeps the sentences of a paradigm lexically close
-JUDGEMENTS = {"natural": True, "anomalous": False}
+# a judgement of a sentence: natural (a candidate is SEQUENCE), anomalous (GRAMMAR), marginal (odd but
+# not clearly wrong, or judged differently by speakers: no candidate makes a claim about it)
+JUDGEMENTS = ("natural", "anomalous", "marginal")
+VERB_FACTS = ("agents_move", "themes_move_agents")   # facts that list the scene verbs they hold for
 
 
 class NP(NamedTuple):
@@ -33,12 +36,21 @@ class Scene(NamedTuple):
 
     id: str
     verbs: tuple[str, ...]
+    causative: tuple[str, ...]          # verbs whose transitive "AGENT <verb> THEME" is natural: the paradigms' verbs
     agents: tuple[NP, ...]
     themes: tuple[NP, ...]
     locations: tuple[Location, ...]
     agents_move: frozenset[str]         # verbs with which "AGENT <verb> into LOC" is natural (RR)
-    agents_located: bool                # "AGENT was in LOC" is natural (SC-RR)
+    agents_located: str                 # "AGENT was in LOC": natural, anomalous or marginal (SC-RR)
     themes_move_agents: frozenset[str]  # verbs with which "THEME <verb> AGENT" is natural (SC-RS)
+    marginal: frozenset[tuple[str, str]] = frozenset()   # (verb fact, verb): marginal, no candidate
+
+    def judgement(self, fact: str, verb: str) -> str:
+        """``natural``, ``anomalous`` or ``marginal``: a verb fact (``agents_move``,
+        ``themes_move_agents``) for one verb of the scene."""
+        if (fact, verb) in self.marginal:
+            return "marginal"
+        return "natural" if verb in getattr(self, fact) else "anomalous"
 
 
 class Lexicon(NamedTuple):
@@ -82,6 +94,10 @@ def check(lex, path: Path) -> Lexicon:
         for lemma in scene_verbs:
             if lemma not in verbs:
                 c.fail(entry, name, f"verb {lemma!r} is not listed under 'verbs'")
+        causative = c.strings(entry, "causative", name, 0)
+        for lemma in causative:
+            if lemma not in scene_verbs:
+                c.fail(entry, name, f"causative: {lemma!r} is not a verb of this scene ({', '.join(scene_verbs)})")
         agents = _pool(c, entry, "agents", name, language)
         themes = _pool(c, entry, "themes", name, language)
         locations = tuple(Location(c.field(item, "np", str, f"{name}.locations"),
@@ -93,13 +109,32 @@ def check(lex, path: Path) -> Lexicon:
         disjoint_roles(c, entry, name, {"agents": [a.text for a in agents], "themes": [t.text for t in themes],
                                          "locations": [loc.text for loc in locations]}, language)
         located = c.one_of(entry, "agents_located", JUDGEMENTS, name)
-        scenes.append(Scene(sid, tuple(scene_verbs), agents, themes, locations,
-                            _verb_fact(c, entry, "agents_move", name, scene_verbs), JUDGEMENTS[located],
-                            _verb_fact(c, entry, "themes_move_agents", name, scene_verbs)))
+        facts = {key: _verb_fact(c, entry, key, name, scene_verbs) for key in VERB_FACTS}
+        scenes.append(Scene(sid, tuple(scene_verbs), tuple(causative), agents, themes, locations,
+                            facts["agents_move"], located, facts["themes_move_agents"],
+                            _marginal(c, entry, name, scene_verbs, facts)))
     unused = sorted(set(verbs) - {v for s in scenes for v in s.verbs})
     if unused:
         c.fail(lex, "scenes", f"verbs in no scene: {', '.join(unused)}")
     return Lexicon(verbs, tuple(scenes))
+
+
+def _marginal(c: Checker, entry, name: str, scene_verbs: list[str], facts: dict[str, frozenset[str]]
+              ) -> frozenset[tuple[str, str]]:
+    """Optional ``marginal: {themes_move_agents: [float]}``: scene verbs for which a verb fact's
+    sentence is marginal (*The raft floated the oarsman*), so no candidate claims a class for it."""
+    node = entry.get("marginal", {})
+    if not isinstance(node, dict):
+        c.fail(entry, name, f"marginal must map a fact ({', '.join(VERB_FACTS)}) to scene verbs")
+    out = set()
+    for fact in node:
+        if fact not in VERB_FACTS:
+            c.fail(node, f"{name}.marginal", f"{fact!r} is not a verb fact; expected one of {', '.join(VERB_FACTS)}")
+        for lemma in _verb_fact(c, node, fact, f"{name}.marginal", scene_verbs):
+            if lemma in facts[fact]:
+                c.fail(node, f"{name}.marginal", f"{fact}: {lemma!r} is also listed as natural")
+            out.add((fact, lemma))
+    return frozenset(out)
 
 
 def _verb_fact(c: Checker, entry, key: str, name: str, scene_verbs: list[str]) -> frozenset[str]:

@@ -17,6 +17,8 @@ from builders.roll.lexicon import Scene
 from builders.rules import RuleBook
 
 RULES = RuleBook("roll")
+# the class a candidate gets from the lexicon's judgement of its sentence (marginal: not generated)
+CLASS_OF = {"natural": "SEQUENCE", "anomalous": "GRAMMAR", "marginal": None}
 
 
 class Step(NamedTuple):
@@ -61,13 +63,15 @@ def agent_subject(step: Step, matrix) -> Step:
 
 
 @RULES.judge("agent_subject")
-def agent_subject_class(step: Step, matrix) -> str:
-    """Natural (SEQUENCE) where the scene says its agents can be where the theme was (*The girl
-    was in the pool*) or move with this verb (*The girl rolled into the pool*), else GRAMMAR
-    (*The mechanic revolved on the axle*)."""
+def agent_subject_class(step: Step, matrix) -> str | None:
+    """SEQUENCE where the scene says its agents can be where the theme was (*The girl was in the
+    pool*) or move with this verb (*The girl rolled into the pool*), GRAMMAR where not (*The
+    mechanic rotated on the axle*), not generated where that is marginal (*The sailor was around
+    the pole*: 'around' also means 'near')."""
     facts = matrix.facts
-    natural = facts.scene.agents_located if "was" in step.slots else facts.verb(step) in facts.scene.agents_move
-    return "SEQUENCE" if natural else "GRAMMAR"
+    if "was" in step.slots:
+        return CLASS_OF[facts.scene.agents_located]
+    return CLASS_OF[facts.scene.judgement("agents_move", facts.verb(step))]
 
 
 def swap_label(step: Step) -> str:
@@ -86,10 +90,11 @@ def role_swap(step: Step, matrix, paradigms: list[int] | None = None, grammar_on
 
 
 @RULES.judge("role_swap")
-def role_swap_class(step: Step, matrix, **params) -> str:
-    """GRAMMAR unless the scene says its themes can move its agents with this verb."""
+def role_swap_class(step: Step, matrix, **params) -> str | None:
+    """GRAMMAR unless the scene says its themes can move its agents with this verb (SEQUENCE) or
+    that this is marginal (*The raft floated the oarsman*: kept him afloat; not generated)."""
     facts = matrix.facts
-    return "SEQUENCE" if facts.verb(step) in facts.scene.themes_move_agents else "GRAMMAR"
+    return CLASS_OF[facts.scene.judgement("themes_move_agents", facts.verb(step))]
 
 
 @RULES.rule("location", label="LOC", error_class="SEQUENCE")
