@@ -116,6 +116,34 @@ def print_table(rows: list[dict]) -> None:
         print(f"| {config} | " + " | ".join(cells) + f" | {chosen} layer {best[f'{config}|{chosen}']['layer']} |")
 
 
+def choices_yaml(rows: list[dict], settings: dict) -> str:
+    """encoder_choice.yaml: per config family, the encoder whose best layer has the best validation accuracy."""
+    import yaml
+
+    from blm_models.encoder_choice import config_family
+
+    best = best_rows(rows)
+    choices = {}
+    for config in dict.fromkeys(r["config"] for r in rows):
+        candidates = [best[f"{config}|{e}"] for e in ENCODERS if f"{config}|{e}" in best]
+        chosen = max(candidates, key=lambda r: r["validation_accuracy"])  # ties: the first encoder (MiniLM)
+        family = config_family(config)
+        tokens = family.split("_")
+        choices[family] = {
+            "phenomenon": chosen["phenomenon"], "language": tokens[1] if len(tokens) > 1 else chosen["language"],
+            "encoder": chosen["encoder"], "layer": chosen["layer"], "measured_on": config,
+            "validation_accuracy": chosen["validation_accuracy"], "test_accuracy": chosen["test_accuracy"],
+            "per_encoder": {r["encoder"]: {"layer": r["layer"], "validation_accuracy": r["validation_accuracy"],
+                                           "test_accuracy": r["test_accuracy"]} for r in candidates},
+        }
+    header = ("# The encoder and layer `--encoder auto` picks per config family, measured by\n"
+              "# benchmarks/encoder_layers.py (frozen encoders, mean pooling, centred contexts, FFNN head, lemma split;\n"
+              "# the layer and the encoder are picked on validation accuracy, the test accuracy is reported).\n"
+              f"# Settings: {json.dumps(settings, sort_keys=True)}\n"
+              f"# Layers tried: {json.dumps(ENCODERS)}\n")
+    return header + yaml.safe_dump({"choices": choices}, sort_keys=False, allow_unicode=True, width=120)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, help="JSON file of raw rows (read back and extended when it exists)")
@@ -130,6 +158,7 @@ def main() -> None:
     parser.add_argument("--embedding-batch-size", type=int, default=128)
     parser.add_argument("--embedding-cache-dir")
     parser.add_argument("--table-only", action="store_true", help="print the table from --out and stop")
+    parser.add_argument("--write-yaml", help="write the choices (encoder_choice.yaml's format) here")
     args = parser.parse_args()
     out = Path(args.out)
     rows = json.loads(out.read_text(encoding="utf-8"))["rows"] if out.is_file() else []
@@ -146,11 +175,16 @@ def main() -> None:
             print(f"{name}: {time.perf_counter() - start:.0f} s wall, load average {os.getloadavg()}", flush=True)
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = out.with_suffix(".tmp")
-            settings = {k: v for k, v in vars(args).items() if k not in ("out", "configs", "table_only")}
+            settings = {k: v for k, v in vars(args).items()
+                        if k not in ("out", "configs", "table_only", "write_yaml", "embedding_cache_dir")}
             tmp.write_text(json.dumps({"settings": settings, "encoders": ENCODERS, "rows": rows}, indent=1),
                            encoding="utf-8")
             os.replace(tmp, out)
     print_table(rows)
+    if args.write_yaml:
+        stored = json.loads(out.read_text(encoding="utf-8"))["settings"] if out.is_file() else {}
+        Path(args.write_yaml).write_text(choices_yaml(rows, stored), encoding="utf-8")
+        print(f"wrote {args.write_yaml}")
 
 
 if __name__ == "__main__":

@@ -107,7 +107,8 @@ class ReproduceSettings:
 
     def fingerprint(self) -> str:
         """What makes a saved run reusable: everything but the selection of papers and families."""
-        kept = {k: v for k, v in asdict(self).items() if k not in ("papers", "families", "heads", "embedding_cache_dir")}
+        selection = ("papers", "families", "heads", "embedding_cache_dir")
+        kept = {k: v for k, v in asdict(self).items() if k not in selection}
         return hashlib.blake2b(json.dumps(kept, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 
@@ -181,7 +182,8 @@ def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> d
                 log(f"{task.head} {train_config}: reused from {saved}")
                 continue
         parts = indexed[train_config]
-        result = train_stack(config, settings.seed_values(), tables, parts["train"], parts["validation"], stack_settings)
+        result = train_stack(config, settings.seed_values(), tables, parts["train"], parts["validation"],
+                             stack_settings)
         mine = [{"train": train_config, "seed": seed, "train_instances": len(parts["train"]),
                  "validation_instances": len(parts["validation"]),
                  "validation_accuracy": float(result.best_validation[m]), "best_epoch": result.best_epoch[m],

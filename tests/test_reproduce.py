@@ -51,7 +51,8 @@ def test_report_puts_each_published_number_next_to_ours_with_its_source(reproduc
     assert len(rows) == len(published) == 18
     for number in published:
         cell = family["cells"][f"{number['train']}|{number['test']}"]
-        per_seed = [run["tests"][number["test"]]["accuracy"] for run in family["runs"] if run["train"] == number["train"]]
+        per_seed = [run["tests"][number["test"]]["accuracy"]
+                    for run in family["runs"] if run["train"] == number["train"]]
         assert cell["mean"] == pytest.approx(statistics.fmean(per_seed))
         assert cell["std"] == pytest.approx(statistics.pstdev(per_seed))
         expected = (f"| {number['label']} | FFNN | {number['train']} → {number['test']} | {number['value']:.3f}"
@@ -63,9 +64,11 @@ def test_report_puts_each_published_number_next_to_ours_with_its_source(reproduc
 def test_report_states_the_protocol_differences_and_shows_the_figures(reproduced, encoder_dir):
     out, _, results = reproduced
     report = (out / "report.md").read_text()
-    assert f"- encoder: bert-base-multilingual-cased sentence embeddings (§3.1 fn. 1); ours: frozen {encoder_dir}" in report
+    theirs = "bert-base-multilingual-cased sentence embeddings (§3.1 fn. 1)"
+    assert f"- encoder: {theirs}; ours: frozen {encoder_dir}" in report
     assert "- score: cosine; ours: dot product" in report
-    assert "- sizes: all training data, or 2073 instances (1658 train / 415 validation) per type; ours: 50 training" in report
+    theirs = "all training data, or 2073 instances (1658 train / 415 validation) per type"
+    assert f"- sizes: {theirs}; ours: 50 training" in report
     assert "at most 3 epochs with early stopping (patience 2), 2 seeds stacked" in report
     for name in ("heatmap", "picked_labels"):
         figure = out / "figures" / f"agr_fr_ffnn_{name}.png"
