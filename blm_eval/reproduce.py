@@ -218,6 +218,7 @@ def reproduce(settings: ReproduceSettings, out: str | os.PathLike, log=print) ->
     import torch
 
     from blm_models.train_job import versions
+    from builders.base import SourceUnavailable
 
     papers = load_papers()
     tasks = plan(papers, settings.papers, settings.heads)
@@ -230,8 +231,16 @@ def reproduce(settings: ReproduceSettings, out: str | os.PathLike, log=print) ->
     torch.set_flush_denormal(True)
     log(f"blm reproduce: {len(tasks)} families × heads, {sum(len(t.configs) for t in tasks)} train configs × "
         f"{settings.seeds} seeds")
-    families = [run_task(task, settings, out, log) for task in tasks]
+    families, skipped = [], []
+    for task in tasks:
+        try:
+            families.append(run_task(task, settings, out, log))
+        except SourceUnavailable as error:  # e.g. natural CausH offline without its CoNLL-U sources
+            reason = " ".join(str(error).split())
+            skipped.append({"family": task.family, "head": task.head, "reason": reason})
+            log(f"skipped {task.family} ({task.head}): {reason}")
     results = {"settings": asdict(settings) | {"seed_values": settings.seed_values()}, "families": families,
+               "skipped": skipped,
                "seconds": round(time.perf_counter() - start, 1),
                "load_average": {"start": load_start, "end": os.getloadavg()},
                "threads": torch.get_num_threads(), "versions": versions()}

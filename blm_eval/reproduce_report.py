@@ -111,6 +111,11 @@ def render_report(results: dict, figures: dict[str, dict[str, str]]) -> str:
             lines += ["", "Published as figures only (no numbers in the text; our grids are below): "
                       + "; ".join(shown) + "."]
         lines.append("")
+    if results.get("skipped"):
+        lines += ["Not run (their data could not be loaded here):", ""]
+        lines += [f"- {item['family']} ({HEAD_NAMES.get(item['head'], item['head'])}): {item['reason']}"
+                  for item in results["skipped"]]
+        lines.append("")
     lines += ["## Our grids", ""]
     for family in results["families"]:
         stem = f"{family['family']}_{family['settings']['head']}"

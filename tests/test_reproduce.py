@@ -133,3 +133,21 @@ def test_auto_encoder_uses_the_measured_family_then_phenomenon_and_language_then
     kept = SimpleNamespace(encoder="some/encoder", hidden_layer=-1)
     assert apply_auto_encoder(SimpleNamespace(dataset_config="agr_fr_typeI"), kept) is None
     assert kept.encoder == "some/encoder"
+
+
+def test_a_family_whose_data_cannot_be_loaded_is_reported_as_not_run(tmp_path, monkeypatch):
+    from blm_eval import reproduce
+    from blm_eval.reproduce_report import write_outputs
+    from builders.base import SourceUnavailable
+
+    def unavailable(task, settings, out, log):
+        raise SourceUnavailable(f"{task.family}: no CoNLL-U sources given")
+
+    monkeypatch.setattr(reproduce, "run_task", unavailable)
+    settings = reproduce.ReproduceSettings(papers=["000"], families=["caush_he_natural", "cosplus_en_t2i"])
+    results = reproduce.reproduce(settings, tmp_path, log=lambda message: None)
+    assert [item["family"] for item in results["skipped"]] == ["cosplus_en_t2i", "caush_he_natural"]
+    report = write_outputs(results, tmp_path)["report"].read_text()
+    assert "- caush_he_natural (FFNN): caush_he_natural: no CoNLL-U sources given" in report
+    assert "| En COS+ T2I | FFNN | cosplus_en_t2i_typeI → cosplus_en_t2i_typeI | 0.983 |" in report
+    assert report.count("| not run |") == 9  # every setting of the four published 000 numbers
