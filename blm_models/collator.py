@@ -11,20 +11,31 @@ from transformers import PreTrainedTokenizerBase
 from .data import IGNORE_INDEX
 
 
+def _pad(tensors: list[torch.Tensor], value: int) -> torch.Tensor:
+    """1-D tensors right-padded with `value` into [n, longest]; stacked when all have one length (most batches:
+    15x faster than pad_sequence)."""
+    first = tensors[0].shape[0]
+    if all(tensor.shape[0] == first for tensor in tensors):
+        return torch.stack(tensors)
+    return pad_sequence(tensors, batch_first=True, padding_value=value)
+
+
 def _pad_answers(rows: Sequence[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
     """Answer ids padded with -1, the mask, gold indices and per-candidate label/class ids padded with -100."""
-    answer_ids = pad_sequence([row["answer_ids"] for row in rows], batch_first=True, padding_value=-1)
+    answer_ids = _pad([row["answer_ids"] for row in rows], -1)
     return {
         "answer_ids": answer_ids,
         "answer_mask": answer_ids >= 0,
         "labels": torch.stack([row["labels"] for row in rows]),
-        "answer_label_ids": pad_sequence(
-            [row["answer_label_ids"] for row in rows], batch_first=True, padding_value=IGNORE_INDEX
-        ),
-        "answer_class_ids": pad_sequence(
-            [row["answer_class_ids"] for row in rows], batch_first=True, padding_value=IGNORE_INDEX
-        ),
+        "answer_label_ids": _pad([row["answer_label_ids"] for row in rows], IGNORE_INDEX),
+        "answer_class_ids": _pad([row["answer_class_ids"] for row in rows], IGNORE_INDEX),
     }
+
+
+def gather_rows(table: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """`table[positions]` as an embedding lookup: the same rows, several times faster than advanced indexing on the
+    CPU (measured: 0.03 ms against 2 ms for a batch of 100 contexts)."""
+    return torch.nn.functional.embedding(positions, table)
 
 
 class CachedEmbeddingCollator:
@@ -37,8 +48,8 @@ class CachedEmbeddingCollator:
         batch = _pad_answers(rows)
         answer_ids = batch.pop("answer_ids")
         context_ids = torch.stack([row["context_ids"] for row in rows])
-        batch["context_embeddings"] = self.table[context_ids]
-        batch["answer_embeddings"] = self.table[answer_ids.clamp(min=0)]
+        batch["context_embeddings"] = gather_rows(self.table, context_ids)
+        batch["answer_embeddings"] = gather_rows(self.table, answer_ids.clamp(min=0))
         return batch
 
 
@@ -53,24 +64,45 @@ def pad_token_ids(token_ids: Sequence[Sequence[int]], pad_id: int) -> tuple[torc
     return input_ids, attention_mask
 
 
+def _unique_sentences(rows: Sequence[dict[str, torch.Tensor]]) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+    """The batch's labels and masks, its unique sentence positions, and each instance's sentences as indices into
+    them (context_index [B, C], answer_index [B, A] with -1 for padding)."""
+    batch = _pad_answers(rows)
+    answer_ids = batch.pop("answer_ids")
+    context_ids = torch.stack([row["context_ids"] for row in rows])
+    unique, inverse = torch.unique(torch.cat([context_ids.flatten(), answer_ids[answer_ids >= 0]]), return_inverse=True)
+    local = torch.full_like(answer_ids, -1)
+    n_context = context_ids.numel()
+    local[answer_ids >= 0] = inverse[n_context:]
+    batch["context_index"] = inverse[:n_context].view_as(context_ids)
+    batch["answer_index"] = local
+    return batch, unique
+
+
 class TokenizingCollator:
-    """End-to-end batches: token ids of the batch's unique sentences, and indices of each instance's sentences."""
+    """End-to-end batches: token ids of the batch's unique sentences (padded to the longest of them), and indices of
+    each instance's sentences."""
 
     def __init__(self, sentences: Sequence[str], tokenizer: PreTrainedTokenizerBase, max_length: int = 128) -> None:
         self.token_ids = tokenizer(list(sentences), truncation=True, max_length=max_length)["input_ids"]
         self.pad_id = tokenizer.pad_token_id or 0
 
     def __call__(self, rows: Sequence[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
-        batch = _pad_answers(rows)
-        answer_ids = batch.pop("answer_ids")
-        context_ids = torch.stack([row["context_ids"] for row in rows])
-        unique, inverse = torch.unique(torch.cat([context_ids.flatten(), answer_ids[answer_ids >= 0]]), return_inverse=True)
-        local = torch.full_like(answer_ids, -1)
-        n_context = context_ids.numel()
-        local[answer_ids >= 0] = inverse[n_context:]
-        batch["context_index"] = inverse[:n_context].view_as(context_ids)
-        batch["answer_index"] = local
+        batch, unique = _unique_sentences(rows)
         batch["input_ids"], batch["attention_mask"] = pad_token_ids([self.token_ids[i] for i in unique.tolist()], self.pad_id)
+        return batch
+
+
+class FrozenStateCollator:
+    """Fine-tuning batches when only the top layers train: the token states the frozen layers below them produced
+    for the batch's unique sentences (computed once for the run, padded to the longest), and the indices."""
+
+    def __init__(self, table) -> None:  # a finetune.FrozenStateTable
+        self.table = table
+
+    def __call__(self, rows: Sequence[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
+        batch, unique = _unique_sentences(rows)
+        batch["frozen_states"], batch["attention_mask"] = self.table.gather(unique)
         return batch
 
 

@@ -26,7 +26,8 @@ class BlmConfig(PretrainedConfig):
     `encoder_name_or_path` / `encoder_revision` say where its weights come from. With
     `train_encoder=False` (the papers' setting) the encoder is frozen, sentences are embedded once
     through the embedding cache and checkpoints hold the head only; with `train_encoder=True` the
-    encoder is part of the model and fine-tuned end to end.
+    encoder is part of the model and fine-tuned end to end: when a middle layer is pooled, the layers above it are
+    dropped (`truncated_to`), and `train_top_layers` limits training to the top kept layers.
     """
 
     model_type: ClassVar[str] = "blm"
@@ -42,6 +43,9 @@ class BlmConfig(PretrainedConfig):
     hidden_layer: int = -1  # whose token states are pooled: -1 the last (the papers), 0 the input embeddings
     max_length: int = 128
     train_encoder: bool = False
+    # the fine-tuned encoder keeps its layers up to the pooled one (encoder_config says as many); None: all of them
+    truncated_to: int | None = None
+    train_top_layers: int = 0  # with train_encoder: only the top N kept layers train (0: the whole encoder)
 
     head: str = "ffnn"
     context_length: int = 7
@@ -80,6 +84,8 @@ class BlmConfig(PretrainedConfig):
             raise ValueError(
                 f"BlmConfig.margin_reduction={self.margin_reduction!r} is not one of {MARGIN_REDUCTIONS}."
             )
+        if self.train_top_layers < 0:
+            raise ValueError(f"BlmConfig.train_top_layers must be >= 0 (0 trains every layer), got {self.train_top_layers}.")
         if self.context_length < 1:
             raise ValueError(f"BlmConfig.context_length must be positive, got {self.context_length}.")
         if self.vae_grid is not None and self.embedding_dim is not None:

@@ -108,9 +108,14 @@ def load_encoder(
 def token_states(
     model: PreTrainedModel, input_ids: torch.Tensor, attention_mask: torch.Tensor, layer: int = -1
 ) -> torch.Tensor:
-    """Token states [N, L, d] of hidden layer `layer` (-1 = the last, 0 = the input embeddings)."""
-    if layer == -1:
+    """Token states [N, L, d] of hidden layer `layer` (-1 = the last, 0 = the input embeddings). A middle layer of a
+    BERT-like encoder is computed without the layers above it."""
+    from .finetune import encoder_depth, layer_stack, states_at
+
+    if layer == -1 or layer == encoder_depth(model.config):
         return model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+    if layer >= 0 and layer_stack(model) is not None and layer < len(layer_stack(model)):
+        return states_at(model, input_ids, attention_mask, layer)
     states = model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states
     if not -len(states) <= layer < len(states):
         raise UsageError(f"--hidden_layer {layer} is out of range: this encoder has layers 0 (embeddings) to "

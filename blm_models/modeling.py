@@ -16,6 +16,13 @@ from .collator import SentenceBatcher
 from .configuration import BlmConfig
 from .encoders import load_encoder, load_tokenizer, pool, prepare_tokenizer, token_states
 from .errors import BlmError
+from .finetune import (
+    freeze_below_top_layers,
+    run_top_layers,
+    set_depth,
+    set_frozen_to_eval,
+    truncation_depth,
+)
 from .heads import build_head
 from .losses import CandidateScorer, MaxMarginLoss
 
@@ -47,6 +54,8 @@ class BlmModel(PreTrainedModel):
         super().__init__(config)
         config.require_embedding_dim()
         self.encoder = AutoModel.from_config(config.encoder_config) if config.train_encoder else None
+        if self.encoder is not None:
+            freeze_below_top_layers(self.encoder, config.train_top_layers)
         self.head = build_head(config)
         self.scorer = CandidateScorer(config.score)
         self.margin_loss = MaxMarginLoss(config.margin, config.effective_margin_reduction)
@@ -75,18 +84,23 @@ class BlmModel(PreTrainedModel):
             encoder, loaded_tokenizer = load_encoder(encoder, revision)
             tokenizer = tokenizer or loaded_tokenizer
             encoder_name_or_path = encoder_name_or_path or encoder.config.name_or_path
+        encoder_config = copy.deepcopy(encoder.config)
+        # a fine-tuned encoder keeps only the layers up to the pooled one: the ones above would never be used
+        keep = truncation_depth(encoder, config_kwargs.get("hidden_layer", -1)) if config_kwargs.get(
+            "train_encoder") else None
+        if keep is not None:
+            set_depth(encoder_config, keep)
         config = BlmConfig(
-            encoder_config=copy.deepcopy(encoder.config),
+            encoder_config=encoder_config,
             encoder_name_or_path=encoder_name_or_path or encoder.config.name_or_path or None,
             encoder_revision=revision,
+            truncated_to=keep,
             **config_kwargs,
         )
         model = cls(config)
         if config.train_encoder:
-            model.encoder.load_state_dict(encoder.state_dict())
-            pooler = getattr(model.encoder, "pooler", None)
-            if pooler is not None:  # pooled output is never used: keep it out of the gradient
-                pooler.requires_grad_(False)
+            wanted = model.encoder.state_dict()
+            model.encoder.load_state_dict({name: value for name, value in encoder.state_dict().items() if name in wanted})
         else:
             model.attach_frozen_encoder(encoder)
         if tokenizer is not None:
@@ -167,8 +181,24 @@ class BlmModel(PreTrainedModel):
         encoder = self.sentence_encoder()
         if encoder.device != input_ids.device:  # the frozen encoder is not a submodule, so .to() does not move it
             encoder.to(input_ids.device)
-        hidden = token_states(encoder, input_ids, attention_mask, self.config.hidden_layer)
+        layer = -1 if self.config.truncated_to is not None else self.config.hidden_layer
+        hidden = token_states(encoder, input_ids, attention_mask, layer)
         return pool(hidden, attention_mask, self.config.pooling)
+
+    def embed_frozen_states(self, frozen_states: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        """Sentence embeddings [U, d] from the token states entering the trained top layers (computed once by the
+        frozen layers below them): the top layers run, then pooling."""
+        if self.encoder is None or not self.config.train_top_layers:
+            raise ValueError("frozen_states need a fine-tuned encoder with train_top_layers > 0")
+        hidden = run_top_layers(self.encoder, frozen_states, attention_mask, self.config.train_top_layers)
+        return pool(hidden, attention_mask, self.config.pooling)
+
+    def train(self, mode: bool = True) -> BlmModel:
+        """Training mode, except for the frozen part of a fine-tuned encoder, which always runs as in evaluation."""
+        super().train(mode)
+        if self.encoder is not None:
+            set_frozen_to_eval(self.encoder, self.config.train_top_layers)
+        return self
 
     # --- forward --------------------------------------------------------------------------------------
 
@@ -182,15 +212,21 @@ class BlmModel(PreTrainedModel):
         attention_mask: torch.Tensor | None = None,
         context_index: torch.Tensor | None = None,
         answer_index: torch.Tensor | None = None,
+        frozen_states: torch.Tensor | None = None,
     ) -> BlmOutput:
-        """Score candidates: from cached embeddings (context [B, C, d], answers [B, A, d]) or from the token ids of
-        a batch's unique sentences plus index tensors into them (end-to-end fine-tuning)."""
+        """Score candidates: from cached embeddings (context [B, C, d], answers [B, A, d]), or from a batch's unique
+        sentences plus index tensors into them (fine-tuning): as token ids, or as the token states [U, T, d] the
+        frozen layers below the trained ones produce (`frozen_states`, with `attention_mask`)."""
         if context_embeddings is None:
-            if input_ids is None or context_index is None or answer_index is None:
-                raise ValueError("pass context_embeddings/answer_embeddings, or input_ids with context_index/answer_index")
-            sentences = self.embed_tokens(input_ids, attention_mask)
-            context_embeddings = sentences[context_index]
-            answer_embeddings = sentences[answer_index.clamp(min=0)]
+            if (input_ids is None and frozen_states is None) or context_index is None or answer_index is None:
+                raise ValueError("pass context_embeddings/answer_embeddings, or input_ids (or frozen_states) with "
+                                 "context_index/answer_index")
+            if frozen_states is not None:
+                sentences = self.embed_frozen_states(frozen_states, attention_mask)
+            else:
+                sentences = self.embed_tokens(input_ids, attention_mask)
+            context_embeddings = torch.nn.functional.embedding(context_index, sentences)  # sentences[context_index]
+            answer_embeddings = torch.nn.functional.embedding(answer_index.clamp(min=0), sentences)
             if answer_mask is None:
                 answer_mask = answer_index >= 0
         if answer_embeddings is None:

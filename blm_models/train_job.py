@@ -18,7 +18,7 @@ from pathlib import Path
 import datasets
 import torch
 from accelerate import PartialState
-from transformers import PreTrainedTokenizerBase, TrainerCallback, TrainingArguments, set_seed
+from transformers import EarlyStoppingCallback, PreTrainedTokenizerBase, TrainerCallback, TrainingArguments, set_seed
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
 from hub_cards.model_card import push_checkpoint, write_model_card
@@ -26,7 +26,7 @@ from hub_cards.model_card import push_checkpoint, write_model_card
 from .argument_checks import check_hidden_layer, resume_request
 from .arguments import DataArguments, EncoderArguments, HeadArguments, parse_arguments
 from .checkpoints import check_resume_compatible, choose_checkpoint
-from .collator import CachedEmbeddingCollator, TokenizingCollator
+from .collator import CachedEmbeddingCollator, FrozenStateCollator, TokenizingCollator
 from .data import (
     ERROR_CLASS_NAMES,
     IndexedBlmDataset,
@@ -41,6 +41,7 @@ from .console import QuietProgress, console, is_verbose, summary
 from .embedding_cache import EmbeddingCache, EncoderKey, SentenceEmbedder
 from .encoders import encoder_revision_id, load_encoder, resolve_encoder_name
 from .errors import BlmError, DataError, report_errors
+from .finetune import cached_path_agrees, check_train_top_layers, frozen_state_table
 from .metrics import nest_metrics
 from .modeling import BlmModel
 from .run_folder import check_output_dir, discard_previous_run, set_aside_previous_run, write_atomically
@@ -110,6 +111,14 @@ def gather_parameter_digests(model: torch.nn.Module) -> list[str]:
     return [digest]
 
 
+def best_epoch(state) -> float | None:
+    """The epoch of the best validation accuracy (the checkpoint kept), from the Trainer's log."""
+    if state.best_metric is None:
+        return None
+    return next((entry.get("epoch") for entry in state.log_history
+                 if entry.get("eval_accuracy") == state.best_metric), None)
+
+
 def versions() -> dict[str, str]:
     """Versions of Python and the libraries a result depends on."""
     found = {"python": platform.python_version(), "platform": platform.platform()}
@@ -122,9 +131,8 @@ def versions() -> dict[str, str]:
 
 
 def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state, device):
-    """Cached-embedding collator (frozen encoder, every unique sentence embedded once) or tokenizing one."""
-    if encoder_args.train_encoder:
-        return TokenizingCollator(sentences, tokenizer, encoder_args.max_length), {}
+    """Cached-embedding collator for a frozen encoder: every unique sentence embedded once (through the embedding
+    cache), the encoder computing no layer above the pooled one."""
     key = EncoderKey(
         name=encoder_args.encoder,
         revision=encoder_revision_id(resolve_encoder_name(encoder_args.encoder), encoder_args.encoder_revision, encoder),
@@ -139,6 +147,30 @@ def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state
                                barrier=state.wait_for_everyone, progress=state.is_local_main_process)
     encoder.to("cpu")
     return CachedEmbeddingCollator(table), {**stats, "cache_dir": str(cache.directory)}
+
+
+def build_finetuning_collator(sentences, model: BlmModel, tokenizer, encoder_args, device):
+    """Collator for fine-tuning: with --train_top_layers, the frozen layers below the trained ones run once per
+    sentence and batches carry their token states; otherwise batches carry token ids."""
+    top_layers = encoder_args.train_top_layers
+    if top_layers and cached_path_agrees(model.encoder.to(device), tokenizer, sentences, top_layers,
+                                         encoder_args.max_length):
+        table = frozen_state_table(model.encoder, tokenizer, sentences, top_layers, encoder_args.max_length,
+                                   encoder_args.embedding_batch_size)
+        return FrozenStateCollator(table), {"frozen_layers_cached": True}
+    if top_layers:
+        logger.warning("the layers below the top %d of %s run at every step (their cached states did not reproduce "
+                       "its forward pass)", top_layers, type(model.encoder).__name__)
+    return TokenizingCollator(sentences, tokenizer, encoder_args.max_length), {"frozen_layers_cached": False}
+
+
+def training_callbacks(training_args, callbacks: list[TrainerCallback] | None) -> list[TrainerCallback]:
+    """The caller's callbacks, plus early stopping on validation accuracy unless --early_stopping_patience 0."""
+    chosen = list(callbacks or [])
+    patience = int(getattr(training_args, "early_stopping_patience", 0) or 0)
+    if patience:
+        chosen.append(EarlyStoppingCallback(early_stopping_patience=patience))
+    return chosen
 
 
 @dataclass
@@ -173,8 +205,10 @@ def prepare_run(
 
     encoder, tokenizer = load_encoder(encoder_args.encoder, encoder_args.encoder_revision)
     check_hidden_layer(encoder, encoder_args.hidden_layer)
-    collator, cache_stats = build_collator(index.sentences, encoder, tokenizer, encoder_args, data_args, state,
-                                           training_args.device)
+    check_train_top_layers(encoder, encoder_args.hidden_layer, encoder_args.train_top_layers)
+    if not encoder_args.train_encoder:
+        collator, cache_stats = build_collator(index.sentences, encoder, tokenizer, encoder_args, data_args, state,
+                                               training_args.device)
     set_seed(training_args.seed)  # the head's initialisation does not depend on what ran before
     model = BlmModel.from_encoder(
         encoder,
@@ -185,11 +219,15 @@ def prepare_run(
         hidden_layer=encoder_args.hidden_layer,
         max_length=encoder_args.max_length,
         train_encoder=encoder_args.train_encoder,
+        train_top_layers=encoder_args.train_top_layers,
         context_length=context_length,
         answer_label_names=label_names,
         error_class_names=list(ERROR_CLASS_NAMES),
         **head_args.config_kwargs(),
     )
+    if encoder_args.train_encoder:
+        collator, cache_stats = build_finetuning_collator(index.sentences, model, tokenizer, encoder_args,
+                                                          training_args.device)
     trainer = BlmTrainer(
         model=model,
         args=training_args,
@@ -197,9 +235,10 @@ def prepare_run(
         train_dataset=indexed["train"],
         eval_dataset=indexed["validation"],
         processing_class=tokenizer if encoder_args.train_encoder else None,
-        callbacks=callbacks,
+        callbacks=training_callbacks(training_args, callbacks),
         encoder_learning_rate=encoder_args.encoder_learning_rate if encoder_args.train_encoder else None,
         reset_optimizer_state=bool(getattr(training_args, "reset_optimizer_state", False)),
+        train_groups=(list(splits["train"]["lemma"]) if getattr(training_args, "group_by_lemma", False) else None),
         input_hint=(f"the embedding cache {cache_stats['cache_dir']}" if "cache_dir" in cache_stats
                     else f"the data or the encoder {encoder_args.encoder}"),
     )
@@ -252,7 +291,8 @@ def _train(data_args, encoder_args, head_args, training_args, state, callbacks, 
         "test": {**nest_metrics(test_metrics, "test_"), "instances": len(indexed["test"])},
         "validation": {**nest_metrics(validation_metrics, "validation_"), "instances": len(indexed["validation"])},
         "training": {**train_result.metrics, "instances": len(indexed["train"]),
-                     "best_checkpoint": trainer.state.best_model_checkpoint},
+                     "best_checkpoint": trainer.state.best_model_checkpoint, "best_epoch": best_epoch(trainer.state),
+                     "early_stopping_patience": training_args.early_stopping_patience},
         "data": {
             "dataset_config": data_args.dataset_config, "dataset_path": data_args.dataset_path,
             "test_dataset_config": data_args.test_dataset_config, "test_dataset_path": data_args.test_dataset_path,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import random
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import torch
@@ -22,10 +24,45 @@ METADATA_KEYS = ("answer_label_ids", "answer_class_ids")
 LABEL_NAMES = ["labels", *METADATA_KEYS]
 
 
+class GroupedBatchSampler(torch.utils.data.Sampler[int]):
+    """Instance order whose consecutive `batch_size` runs come from as few groups (lemmas) as possible: groups and
+    their instances are shuffled, cut into batches, and the batches shuffled, anew each epoch (seeded). Instances of
+    one lemma share most of their sentences, so a fine-tuning batch encodes far fewer unique sentences."""
+
+    def __init__(self, groups: Sequence[str], batch_size: int, seed: int = 0) -> None:
+        self.groups = list(groups)
+        self.batch_size = batch_size
+        self.seed = seed
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        """Called by the Trainer at the start of every epoch: each epoch has its own order, replayed on resume."""
+        self.epoch = int(epoch)
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    def __iter__(self) -> Iterator[int]:
+        rng = random.Random(f"{self.seed}:{self.epoch}")
+        members: dict[str, list[int]] = {}
+        for position, group in enumerate(self.groups):
+            members.setdefault(group, []).append(position)
+        names = sorted(members)
+        rng.shuffle(names)
+        order = []
+        for name in names:
+            rng.shuffle(members[name])
+            order += members[name]
+        batches = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        rng.shuffle(batches)
+        return iter([position for batch in batches for position in batch])
+
+
 class BlmTrainer(Trainer):
     """Trainer whose evaluation yields picks (argmax over candidates) and whose metrics count picks per label and
     per error class; the per-candidate label ids travel with the batch but never reach the model.
 
+    With `train_groups` (one group name per training instance) batches are drawn group by group.
     It also stops at the first non-finite training loss (`input_hint` names where corrupt input would come
     from), writes SHA256SUMS into every checkpoint it saves, and with `reset_optimizer_state` resumes the
     weights of a checkpoint but not its optimizer and scheduler."""
@@ -38,6 +75,7 @@ class BlmTrainer(Trainer):
         encoder_learning_rate: float | None = None,
         reset_optimizer_state: bool = False,
         input_hint: str | None = None,
+        train_groups: Sequence[str] | None = None,
         **kwargs,
     ) -> None:
         model = kwargs.get("model") if "model" in kwargs else (args[0] if args else None)
@@ -55,6 +93,14 @@ class BlmTrainer(Trainer):
         self.encoder_learning_rate = encoder_learning_rate
         self.reset_optimizer_state = reset_optimizer_state
         self.input_hint = input_hint
+        self.train_groups = train_groups
+
+    def _get_train_sampler(self, train_dataset=None):
+        """Batches grouped by lemma when `train_groups` is given (--group_by_lemma), else the Trainer's sampler."""
+        if self.train_groups is None:
+            return super()._get_train_sampler(train_dataset)
+        seed = self.args.data_seed if self.args.data_seed is not None else self.args.seed
+        return GroupedBatchSampler(self.train_groups, self.args.per_device_train_batch_size, seed)
 
     def create_optimizer(self, model=None):
         """The Trainer's optimizer, with the fine-tuned encoder's parameters in groups of their own learning rate
