@@ -42,7 +42,7 @@ def classify(step: Step, matrix: Matrix) -> str | None:
         if step.si:
             raise ValueError(f"a transitive or passive candidate with si is not a template sentence: {step}")
         canonical = (step.subject == "Theme") == (step.voice == "passive")
-        return mapping(canonical, facts)
+        return mapping(canonical, facts, step.voice == "passive")
     reading = intransitive(step, facts)
     by = step.complements[0]
     if by == "by-NP":
@@ -52,11 +52,15 @@ def classify(step: Step, matrix: Matrix) -> str | None:
     return None                   # by the river / dalla nonna: a place, so a non-agentive by-NP after all
 
 
-def mapping(canonical: bool, facts: Facts) -> str | None:
+def mapping(canonical: bool, facts: Facts, passive: bool = False) -> str | None:
     """A transitive or a passive: Agent acting on Theme is well-formed; the reverse only where the
-    theme can act on the agent (The team improved the coach)."""
+    theme can act on the agent (The team improved the coach). The swapped passive may be marginal on
+    its own (stilted: Gli allenatori saranno migliorati dalla squadra; a source reading of the
+    by-phrase: Il cane è stato strappato dalla tenda)."""
     if canonical:
         return "SEQUENCE"
+    if passive and facts.verb.swapped_passive == "marginal":
+        return None
     return {"anomalous": "GRAMMAR", "natural": "SEQUENCE", "marginal": None}[facts.verb.swapped_roles]
 
 
@@ -86,7 +90,9 @@ def intransitive(step: Step, facts: Facts) -> str | None:
         if step.si:
             return {"none": "GRAMMAR", "reflexive": "SEQUENCE", "marginal": None}[verb.agent_si]  # La domestica si lava
         return None
-    if step.si:               # si passivante: I panini si mangiarono da mattina a sera
+    if step.si:               # si passivante: I panini si mangiano da mattina a sera
+        if verb.patient_si == "passive" and step.frame in verb.patient_si_marginal_in:
+            return None       # a perfective past also reads 'did it to itself': La statua si è scolpita
         return {"passive": "SEQUENCE", "marginal": None, "none": "GRAMMAR"}[verb.patient_si]
     reading = verb.patient_intransitive
     if reading == "undergoer" and bare_compound:

@@ -29,6 +29,7 @@ FACTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str | 
     "agent_si": (("cos", "od"), ("it",), ("none", "undergoer", "reflexive", "marginal"), "none"),
     "patient_si": (("od",), ("it",), ("passive", "marginal", "none"), "passive"),
     "swapped_roles": (("cos", "od"), ("en", "it"), ("anomalous", "natural", "marginal"), "anomalous"),
+    "swapped_passive": (("cos", "od"), ("en", "it"), ("like_transitive", "marginal"), "like_transitive"),
 }
 AGENT_SI = {"cos": ("none", "undergoer", "marginal"), "od": ("none", "reflexive", "marginal")}
 
@@ -62,8 +63,10 @@ class VerbFacts(NamedTuple):
     patient_intransitive: str = "none" # OD: The soup cooked (undergoer) / The babies nursed (doer)
     si: str | None = None              # it COS: the anticausative's si, obligatory or optional
     agent_si: str = "none"             # it: Le guardie si chiusero (undergoer) / La domestica si lava (reflexive)
-    patient_si: str = "passive"        # it OD: I panini si mangiarono (si passivante)
+    patient_si: str = "passive"        # it OD: I panini si mangiano (si passivante)
     swapped_roles: str = "anomalous"   # the theme acting on the agent: The team improved the coach (natural)
+    swapped_passive: str = "like_transitive"   # the swapped passive alone: Il cane è stato strappato dalla tenda
+    patient_si_marginal_in: frozenset[str] = frozenset()   # it OD, lexicon-wide: frames of a marginal si passivante
 
 
 def path_for(language: str, phenomenon: str) -> Path:
@@ -91,6 +94,7 @@ def check(lex: Entry, path: Path) -> dict:
         c.fail(lex, "file", f"the file name must be <language>_cos.yaml or <language>_od.yaml, not {path.name}")
     morph = verbs.module(language)
     nouns = _nouns(c, lex, morph)
+    si_marginal = frozenset(_si_passive_frames(c, lex, phenomenon, language, morph.FRAMES))
     verbs_ = c.field(lex, "verbs", list, "verbs")
     if len(verbs_) < MIN_VERBS:
         c.fail(lex, "verbs", f"needs at least {MIN_VERBS} verbs, has {len(verbs_)}")
@@ -110,7 +114,7 @@ def check(lex: Entry, path: Path) -> dict:
             c.fail(verb, entry, f"{', '.join(sorted(overlap))} is both agent and theme")
         view = {"lemma": lemma, "forms": forms, "agents": list(verb["agents"]), "themes": list(verb["themes"]),
                 "not_with": frozenset(_frames(c, verb, entry, morph.FRAMES)), "line": verb.line,
-                "facts": _facts(c, verb, entry, phenomenon, language)}
+                "facts": _facts(c, verb, entry, phenomenon, language)._replace(patient_si_marginal_in=si_marginal)}
         for pool in ("p_nps", "by_nps"):
             view[pool] = _phrases(c, verb, pool, entry, morph.FRAMES)
         by_lemma[lemma] = view
@@ -137,6 +141,22 @@ def _at(node: Entry, key: str) -> Any:
     """A stand-in node whose line is that of ``key`` in ``node`` (errors point at the fact)."""
     line = (getattr(node, "key_lines", None) or {}).get(key, getattr(node, "line", None))
     return type("At", (), {"line": line})()
+
+
+def _si_passive_frames(c: Checker, lex: Entry, phenomenon: str, language: str, frames) -> list[str]:
+    """``patient_si_marginal_in``: the frames in which a *si passivante* with a preverbal definite subject
+    is marginal (perfective pasts: *La statua si è scolpita*), where ``patient_si`` applies (it OD)."""
+    key = "patient_si_marginal_in"
+    if key not in lex:
+        return []
+    classes, languages, _, _ = FACTS["patient_si"]
+    if phenomenon not in classes or language not in languages:
+        c.fail(_at(lex, key), key, f"applies only where the fact 'patient_si' does, not to {language} {phenomenon}")
+    listed = c.strings(lex, key, key)
+    for frame in listed:
+        if frame not in frames:
+            c.fail(_at(lex, key), key, f"unknown frame {frame!r}; known: {', '.join(frames)}")
+    return listed
 
 
 def _facts(c: Checker, verb: Entry, entry: str, phenomenon: str, language: str) -> VerbFacts:
