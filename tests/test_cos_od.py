@@ -56,7 +56,6 @@ PINNED = {  # seed 42, --size 20, first test instance: the contexts of the paper
         "The business expanded in a few months.",
     ], answers={
         "Correct": ("The business expanded by a third.", "CORRECT"),
-        "I-INT": ("The manager expanded by a third.", "GRAMMAR"),
         "ER-PASS": ("The business was expanded by the manager.", "SEQUENCE"),
         "IER-PASS": ("The manager was expanded by the business.", "GRAMMAR"),
         "R-TRANS": ("The business expanded the manager.", "GRAMMAR"),
@@ -255,6 +254,56 @@ def test_balanced_answer_sets_leave_answer_only_baselines_at_chance(name):
     assert report["chance_wellformed"] == 0.5
     for baseline, result in report["baselines"].items():
         assert not result["above_chance"], (baseline, result)
+
+
+# --- second review (native speakers, README "Review"): one test per finding ---------------------
+
+def test_doubtful_intransitives_of_a_cos_agent_are_not_generated():
+    """en I-INT was SEQUENCE for corrode, fry, harmonize (The salt had corroded by winter, The cook
+    must fry by evening, The conductor can harmonize by degrees) and GRAMMAR for expand and defrost
+    (The owners had expanded by winter, The chef had defrosted by lunchtime): all marginal."""
+    for verb, agent, theme, bynp, frame in [("corrode", "salt", "pipe", "by winter", "pluperfect"),
+                                            ("fry", "cook", "eggs", "by evening", "must"),
+                                            ("harmonize", "conductor", "voices", "by degrees", "can"),
+                                            ("expand", "owners", "business", "by winter", "pluperfect"),
+                                            ("defrost", "chef", "meat", "by lunchtime", "pluperfect")]:
+        got = candidates("cos", "en", verb, agent, theme, bynp, frame)
+        assert "I-INT" not in got and got["R-TRANS"][1] == "GRAMMAR", verb
+    assert "singers" not in lexicon.load("en", "cos")["verbs_by_lemma"]["harmonize"]["themes"]
+
+
+def test_purify_is_replaced_by_a_verb_with_a_natural_intransitive():
+    """'The rainwater had purified by noon.' was a gold answer."""
+    verbs = lexicon.load("en", "cos")["verbs_by_lemma"]
+    assert "purify" not in verbs and len(verbs) == 30
+    assert candidates("cos", "en", "dissolve", "chemist", "tablets", "by noon", "pluperfect")["Correct"] == \
+        ("The tablets had dissolved by noon.", "CORRECT")
+
+
+def test_by_accident_and_by_chance_never_go_with_the_present():
+    """'The tile chips by accident.', 'The bowl is chipped by chance.' (a state): 461 candidates
+    before, none now."""
+    shown = [(s, rules.split_pattern(p)[1]) for row in gen("cos_en_typeI", size=300)["train"].records
+             for s, p in zip(row["context"] + row["answers"], row["context_patterns"] + row["answer_patterns"])
+             if " by accident" in s or " by chance" in s]
+    assert len(shown) > 100 and {f for _, f in shown} >= {"past", "can"}
+    assert [s for s, f in shown if f == "present"] == []
+
+
+def test_by_phrases_with_a_place_or_according_to_reading_make_no_claim():
+    """'The welder must bend by the pipe.' (stooping beside it), 'The writer should write by the
+    letter.' (the idiom) were GRAMMAR."""
+    assert "IE-WRBY" not in candidates("cos", "en", "bend", "welder", "pipe", "by degrees", "must")
+    assert "E-WRBY" not in candidates("od", "en", "write", "writer", "letter", "by hand", "should")
+    assert "E-WRBY" not in candidates("od", "en", "sculpt", "apprentice", "angel", "by hand", "future")
+    assert candidates("od", "en", "write", "writer", "essay", "by hand", "should")["E-WRBY"] == \
+        ("The writer should write by the essay.", "GRAMMAR")
+
+
+def test_nurse_has_no_nanny():
+    """'The nanny nursed by candlelight.' was a gold answer (nursing here is breastfeeding)."""
+    agents = lexicon.load("en", "od")["verbs_by_lemma"]["nurse"]["agents"]
+    assert "nanny" not in agents and "mothers" in agents
 
 
 # --- verb groups ----------------------------------------------------------------------------------
