@@ -96,9 +96,7 @@ PINNED = {  # seed 42, --size 20, first test instance: the contexts of the paper
         "IER-PASS": ("La cuoca era stata scongelata dal pesce.", "GRAMMAR"),
         "R-TRANS": ("Il pesce aveva scongelato la cuoca.", "GRAMMAR"),
         "IR-TRANS": ("La cuoca aveva scongelato il pesce.", "SEQUENCE"),
-        "E-WRBY": ("Il pesce aveva scongelato dalla cuoca.", "GRAMMAR"),
         "IE-WRBY": ("La cuoca aveva scongelato dal pesce.", "GRAMMAR"),
-        "E-SI": ("Il pesce aveva scongelato dai bordi.", "GRAMMAR"),
         "IE-SI": ("La cuoca aveva scongelato dai bordi.", "GRAMMAR"),
     }),
     "od_it_typeI": dict(lemma="arare", context=[
@@ -119,7 +117,6 @@ PINNED = {  # seed 42, --size 20, first test instance: the contexts of the paper
         "E-WRBY": ("I contadini avevano arato dalla terra.", "GRAMMAR"),
         "IE-WRBY": ("La terra aveva arato dai contadini.", "GRAMMAR"),
         "E-SI": ("I contadini si erano arati da lunedì a sabato.", "GRAMMAR"),
-        "IE-SI": ("La terra si era arata da lunedì a sabato.", "SEQUENCE"),
     }),
 }
 
@@ -160,11 +157,19 @@ def test_cos_and_od_share_the_sentences_with_labels_swapped():
 
 # --- one test per label claim that used to be false ---------------------------------------------
 
-def test_si_passivante_is_grammatical():
-    """od_it IE-SI: 'I panini si mangiarono da mattina a sera.' was GRAMMAR in every instance."""
-    got = candidates("od", "it", "mangiare", "ospiti", "panini", "da mattina a sera", "passato_remoto")
-    assert got["IE-SI"] == ("I panini si mangiarono da mattina a sera.", "SEQUENCE")
-    assert got["E-SI"] == ("Gli ospiti si mangiarono da mattina a sera.", "GRAMMAR")
+def test_si_passivante_is_grammatical_where_it_reads_generic():
+    """od_it IE-SI: 'I panini si mangiano da mattina a sera.' was GRAMMAR in every instance. In a
+    perfective past a preverbal definite subject also reads 'did it to itself' (second review:
+    'La statua si è scolpita …', 3,267 of 8,666 IE-SI SEQUENCE candidates at default size): marginal,
+    not generated; the present, imperfect, future and modals stay SEQUENCE."""
+    got = candidates("od", "it", "mangiare", "ospiti", "panini", "da mattina a sera", "presente")
+    assert got["IE-SI"] == ("I panini si mangiano da mattina a sera.", "SEQUENCE")
+    assert got["E-SI"] == ("Gli ospiti si mangiano da mattina a sera.", "GRAMMAR")
+    assert candidates("od", "it", "mungere", "contadini", "pecore", "dall'alba al tramonto", "imperfetto")["IE-SI"] == \
+        ("Le pecore si mungevano dall'alba al tramonto.", "SEQUENCE")
+    for frame in ("passato_remoto", "passato_prossimo", "trapassato_prossimo"):
+        got = candidates("od", "it", "scolpire", "scultrice", "statua", "da mattina a sera", frame)
+        assert "IE-SI" not in got and got["IER-PASS"][1] == "SEQUENCE"
 
 
 def test_optional_si_gives_no_second_answer():
@@ -306,6 +311,88 @@ def test_nurse_has_no_nanny():
     assert "nanny" not in agents and "mothers" in agents
 
 
+def test_a_hot_soup_warms_a_person():
+    """cos_it riscaldare R-TRANS / IER-PASS were GRAMMAR (570 candidates); COS+ lists these
+    liquids as person_causers of riscaldare."""
+    got = candidates("cos", "it", "riscaldare", "nonna", "minestra", "da sotto", "passato_remoto")
+    assert got["R-TRANS"] == ("La minestra riscaldò la nonna.", "SEQUENCE")
+    assert got["IER-PASS"] == ("La nonna fu riscaldata dalla minestra.", "SEQUENCE")
+
+
+@pytest.mark.parametrize("verb, agent, theme, bynp, label", [
+    ("chiudere", "bidello", "porta", "da un momento all'altro", "I-INT"),   # si chiude: only 'lock oneself in'
+    ("allargare", "tecnici", "strada", "da un lato", "I-INT"),              # spread out, or overdo it
+    ("aprire", "portiere", "porta", "da un momento all'altro", "I-INT"),     # opened up (confided)
+    ("espandere", "soci", "negozio", "da un anno all'altro", "I-INT"),       # business jargon
+    ("sbiancare", "domestica", "tovaglia", "da un lato", "IE-SI"),           # a person who sbianca turns pale
+    ("rimpicciolire", "fotografa", "foto", "da un angolo", "IE-SI"),
+    ("ingrandire", "tecnico", "foto", "da un angolo", "IE-SI"),
+    ("illuminare", "guardiano", "sala", "dall'alto", "IE-SI"),               # shone a light from above
+    ("armonizzare", "direttore", "voci", "dall'inizio alla fine", "IE-SI"),
+    ("armonizzare", "direttore", "voci", "dall'inizio alla fine", "E-SI"),   # Le voci hanno armonizzato: si optional
+    ("scongelare", "cuoca", "bistecche", "dai bordi", "E-SI"),              # lasciar scongelare: si optional
+    ("migliorare", "allenatori", "squadra", "da una partita all'altra", "IER-PASS"),   # stilted
+    ("strappare", "cane", "tenda", "dai bordi", "IER-PASS"),                 # torn away from the tent
+])
+def test_doubtful_italian_cos_candidates_are_not_generated(verb, agent, theme, bynp, label):
+    got = candidates("cos", "it", verb, agent, theme, bynp, "passato_prossimo")
+    assert label not in got and got["Correct"][1] == "CORRECT"
+
+
+def test_swapped_passive_fact_leaves_the_transitive_swap_alone():
+    """The swapped passive is stilted where the swapped transitive is natural (The coach is improved
+    by the athletes; Gli allenatori saranno migliorati dalla squadra): not generated."""
+    improve = candidates("cos", "en", "improve", "coach", "athletes", "by spring", "present")
+    assert improve["R-TRANS"] == ("The athletes improve the coach.", "SEQUENCE") and "IER-PASS" not in improve
+    assert candidates("cos", "it", "strappare", "cane", "tenda", "dai bordi", "passato_remoto")["R-TRANS"] == \
+        ("La tenda strappò il cane.", "GRAMMAR")
+    assert candidates("cos", "it", "migliorare", "allenatori", "squadra", "da una partita all'altra", "futuro")[
+        "R-TRANS"] == ("La squadra migliorerà gli allenatori.", "SEQUENCE")
+
+
+def test_illuminare_has_no_theme_that_gives_light():
+    """'Le vetrine illumineranno il guardiano.' (R-TRANS) and 'Le vetrine avevano illuminato
+    dall'interno.' (E-SI) were GRAMMAR, but lit shop windows do light the street."""
+    assert "vetrine" not in lexicon.load("it", "cos")["verbs_by_lemma"]["illuminare"]["themes"]
+    got = candidates("cos", "it", "illuminare", "guardiano", "chiesa", "dall'alto", "futuro")
+    assert got["R-TRANS"] == ("La chiesa illuminerà il guardiano.", "GRAMMAR")
+    assert "IE-WRBY" not in got   # Il guardiano illuminerà dalla chiesa: from the church
+
+
+def test_affilare_is_replaced_by_a_verb_with_an_anticausative():
+    """'Il coltello si è affilato da un lato.' was a gold answer: affilare has no anticausative."""
+    verbs = lexicon.load("it", "cos")["verbs_by_lemma"]
+    assert "affilare" not in verbs and len(verbs) == 30
+    got = candidates("cos", "it", "restringere", "domestica", "maglione", "da un lavaggio all'altro",
+                     "passato_prossimo")
+    assert got["Correct"] == ("Il maglione si è ristretto da un lavaggio all'altro.", "CORRECT")
+    assert got["I-INT"] == ("La domestica si è ristretta da un lavaggio all'altro.", "GRAMMAR")
+
+
+def test_stirarsi_is_no_reflexive_of_ironing():
+    """od_it E-SI 'Il sarto si stira da mattina a sera.' was SEQUENCE (stirarsi = stretch)."""
+    assert "E-SI" not in candidates("od", "it", "stirare", "sarto", "camicie", "da mattina a sera", "presente")
+    assert "E-SI" not in candidates("od", "it", "pulire", "operai", "bagno", "da mattina a sera", "presente")
+    assert candidates("od", "it", "lavare", "domestica", "piatti", "da mattina a sera", "presente")["E-SI"] == \
+        ("La domestica si lava da mattina a sera.", "SEQUENCE")
+
+
+@pytest.mark.parametrize("verb, agent, theme", [("recitare", "attrice", "monologo"), ("scolpire", "scultrice", "busto"),
+                                                ("intagliare", "artigiano", "legno"), ("spazzare", "bidello", "scale")])
+def test_da_phrases_with_a_source_or_model_reading_make_no_claim(verb, agent, theme):
+    """'L'attrice aveva recitato dal monologo.', 'La scultrice scolpiva dal busto.' were GRAMMAR."""
+    bynp = lexicon.load("it", "od")["verbs_by_lemma"][verb]["by_nps"][0].text
+    assert "E-WRBY" not in candidates("od", "it", verb, agent, theme, bynp, "imperfetto")
+
+
+def test_italian_role_swap_of_two_singulars_stays_grammar():
+    """Rejected on review: 'La poesia scrisse l'autrice.' could be OVS with contrastive focus, but
+    written without intonation it reads SVO, and an object-first clause without a clitic needs that
+    focus (unlike German V2, whose object-first order is neutral: COS+ de-mix)."""
+    got = candidates("od", "it", "scrivere", "autrice", "poesia", "dall'alba al tramonto", "passato_remoto")
+    assert got["IR-TRANS"] == ("La poesia scrisse l'autrice.", "GRAMMAR")
+
+
 # --- verb groups ----------------------------------------------------------------------------------
 
 ENDING = {("m", "sg"): "o", ("m", "pl"): "i", ("f", "sg"): "a", ("f", "pl"): "e"}
@@ -398,11 +485,20 @@ def test_lexicon_fact_errors_name_file_and_line(tmp_path):
     assert err.line == next(i for i, line in enumerate(source.splitlines(), 1) if fact in line)
     err = _broken(tmp_path, lambda t: t.replace(fact, "si: optional"))
     assert "fact 'si' must be {value: example sentence}" in str(err)
-    err = _broken(tmp_path, lambda t: t.replace('agent_intransitive: {doer: "L\'arrotino', 'agent_intransitive: {no: "L\'arrotino'))
+    err = _broken(tmp_path, lambda t: t.replace('agent_intransitive: {doer: "Il fornaio',
+                                                'agent_intransitive: {no: "Il fornaio'))
     assert "is False" in str(err) and "write none" in str(err)
-    err = _broken(tmp_path, lambda t: t.replace('agent_intransitive: {doer: "L\'arrotino',
-                                                'agent_intransitive: {undergoer: "L\'arrotino'))
-    assert "needs si: optional" in str(err)
+    err = _broken(tmp_path, lambda t: t.replace('agent_intransitive: {marginal: "Il caldo',
+                                                'agent_intransitive: {undergoer: "Il caldo'))
+    assert "verb 'addolcire'" in str(err) and "needs si: optional" in str(err)
+    err = _broken(tmp_path, lambda t: t.replace('swapped_passive: {marginal: "Il cane',
+                                                'swapped_passive: {natural: "Il cane'))
+    assert "fact 'swapped_passive' is 'natural'; expected one of like_transitive, marginal" in str(err)
+    err = _broken(tmp_path, lambda t: t.replace("patient_si_marginal_in: [passato_remoto,",
+                                                "patient_si_marginal_in: [ieri, passato_remoto,"), "it_od.yaml")
+    assert "patient_si_marginal_in" in str(err) and "unknown frame 'ieri'" in str(err)
+    err = _broken(tmp_path, lambda t: t + "patient_si_marginal_in: [passato_remoto]\n")
+    assert "applies only where the fact 'patient_si' does, not to it cos" in str(err)
     err = _broken(tmp_path, lambda t: t.replace('agent_intransitive: {doer: "The bakers', 'si: {optional: "The bakers'),
                   "en_cos.yaml")
     assert "fact 'si' does not apply to en cos verbs" in str(err)
