@@ -44,44 +44,44 @@ def answer_set(language, variant, verb, agent, patient, tense="present", balance
 def test_english_t2i_type_i_instance():
     rec = first_test_record("cosplus_en_t2i_typeI")
     assert rec["template"] == "T2I" and rec["lemma"] == "boil" and rec["language"] == "en"
-    assert rec["context"] == ["The son boils the corn.", "The son who boils the corn.",
-                              "The corn that the son boils.", "The corn that boils."]
+    assert rec["context"] == ["The volunteer boils the onion.", "The volunteer who boils the onion.",
+                              "The onion that the volunteer boils.", "The onion that boils."]
     assert rec["context_patterns"] == ["NP-Agent V-pres NP-Patient", "NP-Agent REL V-pres NP-Patient",
                                        "NP-Patient REL NP-Agent V-pres", "NP-Patient REL V-pres"]
-    assert by_label(rec) == {"Correct": ("The corn boils.", "CORRECT"), "I-INT": ("The son boils.", "GRAMMAR"),
-                             "R-TRANS": ("The corn boils the son.", "GRAMMAR")}  # was SEQUENCE
+    assert by_label(rec) == {"Correct": ("The onion boils.", "CORRECT"), "I-INT": ("The volunteer boils.", "GRAMMAR"),
+                             "R-TRANS": ("The onion boils the volunteer.", "GRAMMAR")}  # was SEQUENCE
 
 
 def test_italian_i2t_type_i_instance_has_si_on_the_intransitive():
     rec = first_test_record("cosplus_it_i2t_typeI")
-    assert rec["context"] == ["La minestra si scongela.", "La minestra che si scongela.",
-                              "La minestra che la zia scongela.", "La zia che scongela la minestra."]
+    assert rec["context"] == ["La granita si scioglie.", "La granita che si scioglie.",
+                              "La granita che il commensale scioglie.", "Il commensale che scioglie la granita."]
     assert rec["context_patterns"][:2] == ["NP-Patient si-V-pres", "NP-Patient REL si-V-pres"]
-    assert by_label(rec) == {"Correct": ("La zia scongela la minestra.", "CORRECT"),
-                             "I-INT": ("La zia si scongela.", "GRAMMAR"),  # was SEQUENCE
-                             "R-TRANS": ("La minestra scongela la zia.", "GRAMMAR")}
+    assert by_label(rec) == {"Correct": ("Il commensale scioglie la granita.", "CORRECT"),
+                             "I-INT": ("Il commensale si scioglie.", "GRAMMAR"),  # was SEQUENCE
+                             "R-TRANS": ("La granita scioglie il commensale.", "GRAMMAR")}
 
 
 def test_german_case_t2i_type_i_instance():
     rec = first_test_record("cosplus_decase_t2i_typeI")
     assert rec["language"] == "de"
-    assert rec["context"] == ["Der Camper erweichte den Kohl.", "Der Camper, der den Kohl erweichte.",
-                              "Den Kohl, den der Camper erweichte.", "Der Kohl, der erweichte."]
+    assert rec["context"] == ["Der Angestellte erweichte den Wirsing.", "Der Angestellte, der den Wirsing erweichte.",
+                              "Den Wirsing, den der Angestellte erweichte.", "Der Wirsing, der erweichte."]
     assert rec["context_patterns"] == [
         "NP-Agent.NOM V-past NP-Patient.ACC", "NP-Agent.NOM REL.NOM NP-Patient.ACC V-past",
         "NP-Patient.ACC REL.ACC NP-Agent.NOM V-past", "NP-Patient.NOM REL.NOM V-past"]
-    assert by_label(rec) == {"Correct": ("Der Kohl erweichte.", "CORRECT"),
-                             "I-INT": ("Der Camper erweichte.", "GRAMMAR"),
-                             "OVS": ("Den Kohl erweichte der Camper.", "SEQUENCE")}  # was labelled R-TRANS
+    assert by_label(rec) == {"Correct": ("Der Wirsing erweichte.", "CORRECT"),
+                             "I-INT": ("Der Angestellte erweichte.", "GRAMMAR"),
+                             "OVS": ("Den Wirsing erweichte der Angestellte.", "SEQUENCE")}  # was labelled R-TRANS
 
 
 def test_german_mix_i2t_type_iii_instance():
     rec = first_test_record("cosplus_demix_i2t_typeIII")
-    assert rec["context"] == ["Der Chiasamen quoll.", "Das Brot, das zerbröckelte.",
-                              "Das Gemüse, das der Hotelier zerkochte.", "Der Gastgeber, der den Sherry reifte."]
-    assert by_label(rec) == {"Correct": ("Der Konditor vergor den Cidre.", "CORRECT"),
-                             "I-INT": ("Der Konditor vergor.", "GRAMMAR"),
-                             "R-TRANS": ("Der Cidre vergor den Konditor.", "GRAMMAR")}
+    assert rec["context"] == ["Das Müsli quillt.", "Die Kruste, die zerbröckelt.",
+                              "Die Garnele, die die Gastronomin zerkocht.", "Der Maurer, der die Frucht reift."]
+    assert by_label(rec) == {"Correct": ("Der Pate vergärt den Sekt.", "CORRECT"),
+                             "I-INT": ("Der Pate vergärt.", "GRAMMAR"),
+                             "R-TRANS": ("Der Sekt vergärt den Paten.", "GRAMMAR")}  # weak masculine
 
 
 def test_figure_10_case_alternation():
