@@ -81,8 +81,13 @@ def run_filters(adapter: Adapter, cands: Sequence[Candidate], band: Band | None,
         if why:
             out.reject(cand, "spelling", why)
             continue
-        if cand.word.lower() in morphology.function_words(adapter.language):
-            out.reject(cand, "morphology", "a function word, not a noun")
+        tokens = cand.word.lower().split()
+        stop = morphology.function_words(adapter.language)
+        if tokens[0] in stop or tokens[-1] in stop:
+            out.reject(cand, "morphology", "a function word, or a phrase that starts or ends with one")
+            continue
+        if adapter.language != "de" and cand.word[0].isupper():
+            out.reject(cand, "morphology", "capitalised: a name, not a common noun")
             continue
         why = adapter.novelty(cand.word)
         if why:
