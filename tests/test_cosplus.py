@@ -58,27 +58,27 @@ def test_italian_i2t_type_i_instance_has_si_on_the_intransitive():
                               "La granita che il commensale scioglie.", "Il commensale che scioglie la granita."]
     assert rec["context_patterns"][:2] == ["NP-Patient si-V-pres", "NP-Patient REL si-V-pres"]
     assert by_label(rec) == {"Correct": ("Il commensale scioglie la granita.", "CORRECT"),
-                             "I-INT": ("Il commensale si scioglie.", "GRAMMAR"),  # was SEQUENCE
+                             # I-INT 'Il commensale si scioglie.' (was SEQUENCE, then GRAMMAR): marginal, not generated
                              "R-TRANS": ("La granita scioglie il commensale.", "GRAMMAR")}
 
 
 def test_german_case_t2i_type_i_instance():
     rec = first_test_record("cosplus_decase_t2i_typeI")
     assert rec["language"] == "de"
-    assert rec["context"] == ["Der Angestellte erweichte den Wirsing.", "Der Angestellte, der den Wirsing erweichte.",
-                              "Den Wirsing, den der Angestellte erweichte.", "Der Wirsing, der erweichte."]
+    assert rec["context"] == ["Der Angestellte verbrannte den Brei.", "Der Angestellte, der den Brei verbrannte.",
+                              "Den Brei, den der Angestellte verbrannte.", "Der Brei, der verbrannte."]
     assert rec["context_patterns"] == [
         "NP-Agent.NOM V-past NP-Patient.ACC", "NP-Agent.NOM REL.NOM NP-Patient.ACC V-past",
         "NP-Patient.ACC REL.ACC NP-Agent.NOM V-past", "NP-Patient.NOM REL.NOM V-past"]
-    assert by_label(rec) == {"Correct": ("Der Wirsing erweichte.", "CORRECT"),
-                             "I-INT": ("Der Angestellte erweichte.", "GRAMMAR"),
-                             "OVS": ("Den Wirsing erweichte der Angestellte.", "SEQUENCE")}  # was labelled R-TRANS
+    assert by_label(rec) == {"Correct": ("Der Brei verbrannte.", "CORRECT"),
+                             "I-INT": ("Der Angestellte verbrannte.", "SEQUENCE"),
+                             "OVS": ("Den Brei verbrannte der Angestellte.", "SEQUENCE")}  # was labelled R-TRANS
 
 
 def test_german_mix_i2t_type_iii_instance():
     rec = first_test_record("cosplus_demix_i2t_typeIII")
     assert rec["context"] == ["Das Müsli quillt.", "Die Kruste, die zerbröckelt.",
-                              "Die Garnele, die die Gastronomin zerkocht.", "Der Maurer, der die Frucht reift."]
+                              "Die Garnele, die die Gastronomin zerkocht.", "Der Maurer, der die Salami reift."]
     assert by_label(rec) == {"Correct": ("Der Pate vergärt den Sekt.", "CORRECT"),
                              "I-INT": ("Der Pate vergärt.", "GRAMMAR"),
                              "R-TRANS": ("Der Sekt vergärt den Paten.", "GRAMMAR")}  # weak masculine
@@ -106,7 +106,8 @@ def test_agent_intransitive_has_one_class_in_both_templates(variant):
     assert answer_set("en", variant, "burn", "chef", "toast")["I-INT"] == ("The chef burns.", "SEQUENCE")
     assert answer_set("it", variant, "raffreddare", "cuoco", "brodo", "past")["I-INT"] == \
         ("Il cuoco si raffreddò.", "SEQUENCE")
-    assert answer_set("it", variant, "sciogliere", "cuoco", "burro")["I-INT"] == ("Il cuoco si scioglie.", "GRAMMAR")
+    assert answer_set("it", variant, "liquefare", "cuoco", "burro")["I-INT"] == ("Il cuoco si liquefà.", "GRAMMAR")
+    assert answer_set("it", variant, "indurire", "cuoco", "pane", "past")["I-INT"] == ("Il cuoco si indurì.", "SEQUENCE")
     assert answer_set("de-mix", variant, "reifen", "Junge", "Käse", "past")["I-INT"] == \
         ("Der Junge reifte.", "SEQUENCE")
     assert answer_set("de-mix", variant, "schmelzen", "Koch", "Käse")["I-INT"] == ("Der Koch schmilzt.", "GRAMMAR")
@@ -126,48 +127,153 @@ def test_role_reversal_has_one_class_in_both_templates(variant):
 
 def test_german_pa_v_ag_keeps_roles_in_t2i_and_reverses_them_in_i2t():
     """T2I: OVS with the cases kept (Fig. 10), a well-formed transitive; I2T: the roles reversed,
-    GRAMMAR where case shows it, SEQUENCE where neither noun shows its case (it reads as OVS)."""
+    GRAMMAR where case shows it. Where neither noun shows its case, the sentence reads as a reversal or
+    as OVS: not generated in either template."""
     assert answer_set("de-case", "i2t", "schmelzen", "Koch", "Käse")["R-TRANS"] == \
         ("Der Käse schmilzt den Koch.", "GRAMMAR")
-    assert answer_set("de-mix", "i2t", "schmelzen", "Köchin", "Butter")["R-TRANS"] == \
-        ("Die Butter schmilzt die Köchin.", "SEQUENCE")  # was GRAMMAR
+    assert "R-TRANS" not in answer_set("de-mix", "i2t", "schmelzen", "Köchin", "Butter")  # was GRAMMAR, then SEQUENCE
     assert answer_set("de-mix", "i2t", "schmelzen", "Koch", "Butter")["R-TRANS"] == \
         ("Die Butter schmilzt den Koch.", "GRAMMAR")
     assert answer_set("de-mix", "t2i", "schmelzen", "Köchin", "Käse")["OVS"] == \
         ("Den Käse schmilzt die Köchin.", "SEQUENCE")
     assert answer_set("de-mix", "t2i", "schmelzen", "Koch", "Butter")["OVS"] == \
         ("Die Butter schmilzt der Koch.", "SEQUENCE")
+    assert "OVS" not in answer_set("de-mix", "t2i", "schmelzen", "Köchin", "Butter")  # 'Die Butter schmilzt die Köchin.'
+
+
+MARGINAL_INTRANSITIVE = [("en", "brown", "chef", "steak"), ("en", "break", "chef", "egg"), ("en", "crumble", "chef", "cake"),
+                         ("en", "warm", "chef", "soup"), ("en", "cool", "chef", "soup"), ("en", "defrost", "chef", "fish"),
+                         ("it", "sciogliere", "cuoco", "burro"), ("it", "rompere", "cuoco", "uovo"),
+                         ("it", "dorare", "cuoco", "pane"), ("it", "restringere", "cuoco", "sugo"),
+                         ("it", "scongelare", "cuoco", "pesce"), ("de-case", "trocknen", "Koch", "Schinken"),
+                         ("de-case", "schmoren", "Koch", "Braten"), ("de-case", "bräunen", "Koch", "Braten"),
+                         ("de-case", "köcheln", "Koch", "Eintopf"), ("de-case", "fermentieren", "Koch", "Kohl")]
+
+
+@pytest.mark.parametrize("language,verb,agent,patient", MARGINAL_INTRANSITIVE)
+def test_marginal_person_intransitive_is_not_generated(language, verb, agent, patient):
+    """'The chef browned.', 'Il cuoco si sciolse.', 'Der Koch bräunte.': odd bare, fine with a trigger
+    (the review's finding): no I-INT in either template, paper or balanced; the reversal stays."""
+    for variant in ("t2i", "i2t"):
+        for balanced in (False, True):
+            answers = answer_set(language, variant, verb, agent, patient, "past", balanced)
+            assert not any("I-INT" in label for label in answers), answers
+        assert len(answer_set(language, variant, verb, agent, patient, "past")) == 2
+
+
+@pytest.mark.parametrize("language,verb,agent,patient,sentence", [
+    ("en", "burn", "chef", "pie", "The pie burned the chef."), ("en", "burn", "chef", "steak", "The steak burned the chef."),
+    ("en", "burn", "chef", "bacon", "The bacon burned the chef."), ("en", "warm", "chef", "milk", "The milk warmed the chef."),
+    ("en", "warm", "chef", "chocolate", "The chocolate warmed the chef."),
+    ("de-case", "verbrennen", "Koch", "Karamell", "Der Karamell verbrannte den Koch."),
+    ("de-case", "verbrennen", "Koch", "Milchreis", "Der Milchreis verbrannte den Koch."),
+    ("de-mix", "verbrennen", "Koch", "Suppe", "Die Suppe verbrannte den Koch.")])
+def test_new_person_causer_makes_the_reversal_a_sequence_error(language, verb, agent, patient, sentence):
+    assert answer_set(language, "i2t", verb, agent, patient, "past")["R-TRANS"] == (sentence, "SEQUENCE")
+
+
+def test_person_object_sense_and_marginal_causers_leave_the_reversal_out():
+    """seccare 'annoy', ammorbidire, intenerire, ammaccare, burn 'injure with heat': the reversal reads on
+    the person-object sense (Il pane seccò il cuoco), marginal; a listed causer stays SEQUENCE."""
+    for verb, patient in (("seccare", "pane"), ("ammorbidire", "burro"), ("intenerire", "carne"),
+                          ("ammaccare", "pesca")):
+        for variant in ("t2i", "i2t"):
+            answers = answer_set("it", variant, verb, "cuoco", patient)
+            assert "R-TRANS" not in answers and answers["I-INT"][1] == "SEQUENCE", answers
+    assert "R-TRANS" not in answer_set("en", "i2t", "burn", "chef", "toast")
+    assert answer_set("en", "i2t", "burn", "chef", "soup")["R-TRANS"] == ("The soup burns the chef.", "SEQUENCE")
+    assert answer_set("en", "i2t", "melt", "chef", "butter")["R-TRANS"][1] == "GRAMMAR"
+
+
+def test_german_words_with_no_wrong_candidate_are_never_planned():
+    """de-mix bräunen with two nouns that hide their case: I-INT marginal and the reversal (or OVS)
+    ambiguous, so the words would leave the gold alone; the planner never draws them."""
+    generator = registry.generator("cosplus", "de-mix")
+    assert not generator.answerable("i2t", Material("bräunen", "Köchin", "Zwiebel"))
+    assert generator.answerable("i2t", Material("bräunen", "Koch", "Zwiebel"))
+    assert generator.answerable("t2i", Material("verbrennen", "Köchin", "Zwiebel"))  # I-INT natural
+    lex = lexicon.load("de")
+    marginal = {lemma for lemma, v in lex.verbs.items() if v.marginal_person_intransitive}
+    seen = 0
+    for name in ("cosplus_demix_i2t_typeI", "cosplus_demix_t2i_typeIII"):
+        for rec in gen(name, 400)["train"].records:
+            assert len(rec["answers"]) >= 2
+            seen += rec["lemma"] in marginal
+    assert seen > 0
+
+
+def test_german_patients_restricted_on_review():
+    """Transitive reifen only for what a trade matures (cheese, ham, wine: not 'reift die Orange');
+    kristallisieren for sugars, syrups, honey, salt; erweichen for what warmth or soaking softens;
+    no boiling oil or syrup (sieden), no melting marzipan."""
+    verbs = lexicon.load("de").verbs
+    assert {"Orange", "Apfel", "Banane"}.isdisjoint(verbs["reifen"].patients) and "Käse" in verbs["reifen"].patients
+    assert {"Ingwer", "Lutscher", "Eis"}.isdisjoint(verbs["kristallisieren"].patients)
+    assert {"Wirsing", "Kohl", "Reis", "Braten"}.isdisjoint(verbs["erweichen"].patients)
+    assert {"Öl", "Sirup", "Ahornsirup", "Zucker"}.isdisjoint(verbs["sieden"].patients)
+    assert "Marzipan" not in verbs["schmelzen"].patients
 
 
 def _lexicon_truth(language):
-    """Per verb: (person_intransitive?, causers), read from the YAML here, not via lexicon.py."""
+    """Per verb: its I-INT reading, causers, marginal causers and person-object sense, read from the
+    YAML here, not via lexicon.py; and each German noun form's gender."""
     raw = yaml.safe_load((lexicon.HERE / "lexicons" / f"{language}.yaml").read_text(encoding="utf-8"))
     genders = {n["sg"]: n["gender"] for n in raw["agents"] + raw["patients"] if isinstance(n, dict)}
     genders.update({n["acc_sg"]: n["gender"] for n in raw["agents"] + raw["patients"]
                     if isinstance(n, dict) and "acc_sg" in n})
-    return {v["lemma"]: ("person_intransitive" in v, set(v.get("person_causers", []))) for v in raw["verbs"]}, genders
+    verbs = {}
+    for v in raw["verbs"]:
+        reading = "natural" if "person_intransitive" in v else "marginal" if "marginal_person_intransitive" in v else None
+        verbs[v["lemma"]] = (reading, set(v.get("person_causers", [])), set(v.get("marginal_person_causers", [])),
+                             "person_object" in v)
+    return verbs, genders
 
 
-@pytest.mark.parametrize("name", ["cosplus_en_t2i_typeI", "cosplus_it_i2t_typeIII", "cosplus_demix_i2t_typeI",
-                                  "cosplus_decase_t2i_typeIII"])
+def _starts_with(words, nouns):
+    return next((c for c in nouns if words[1:1 + len(c.split())] == c.split()), None)
+
+
+@pytest.mark.parametrize("name", ["cosplus_en_i2t_typeI", "cosplus_it_i2t_typeIII", "cosplus_demix_i2t_typeI",
+                                  "cosplus_decase_t2i_typeIII", "cosplus_demix_t2i_typeIII", "cosplus_en_t2i_typeIII"])
 def test_every_candidate_class_follows_the_lexicon(name):
-    """Every I-INT / R-TRANS / OVS of a config has the class its words give it, in either template."""
+    """Every I-INT / R-TRANS / OVS of a config has the class its words give it, in either template, and
+    is absent exactly where its status is marginal (the verb's or causer's fact, or German nouns that
+    both hide their case); every instance keeps at least one wrong candidate."""
     language = "de" if "_de" in name else name.split("_")[1]
     verbs, genders = _lexicon_truth(language)
     for rec in gen(name, 300)["train"].records:
-        intransitive, causers = verbs[rec["lemma"]]
-        for text, label, cls, pattern in zip(rec["answers"], rec["answer_labels"], rec["answer_error_classes"],
-                                             rec["answer_patterns"]):
-            words = text.rstrip(".").split()
-            if label == "I-INT":
-                assert cls == ("SEQUENCE" if intransitive else "GRAMMAR"), text
-            elif label == "OVS":
-                assert language == "de" and pattern.startswith("NP-Patient.ACC") and cls == "SEQUENCE", text
-            elif label == "R-TRANS":
-                assert pattern.split()[0].startswith("NP-Patient") and not pattern.endswith("NOM"), text
-                hidden = language == "de" and genders[words[1]] != "m" and genders[words[-1]] != "m"
-                causer = any(f" {c} " in f" {' '.join(words[:len(c.split()) + 1])} " for c in causers)
-                assert cls == ("SEQUENCE" if hidden or causer else "GRAMMAR"), text
+        reading, causers, marginal, person_object = verbs[rec["lemma"]]
+        gold = rec["answers"][rec["label"]].rstrip(".").split()
+        by_lab = {lab: a.rstrip(".").split() for a, lab in zip(rec["answers"], rec["answer_labels"])}
+        agent = patient = None
+        if language == "de" and rec["template"] == "I2T":   # main clauses: article + noun (one word)
+            agent, patient = gold[1], gold[-1]
+        elif language == "de":
+            agent, patient = by_lab["I-INT"][1] if "I-INT" in by_lab else by_lab["OVS"][-1], gold[1]
+        expected = {"Correct": "CORRECT"}
+        if reading != "marginal":
+            expected["I-INT"] = "SEQUENCE" if reading else "GRAMMAR"
+        labels = dict(zip(rec["answer_labels"], rec["answer_error_classes"]))
+        if language == "de":
+            hidden = all(genders[w] != "m" for w in (agent, patient))
+            if not hidden:
+                key = "OVS" if rec["template"] == "T2I" else "R-TRANS"
+                rev = [a for a, lab in zip(rec["answers"], rec["answer_labels"]) if lab == "R-TRANS"]
+                patient_first = _starts_with(rev[0].rstrip(".").split(), causers) if rev else None
+                expected[key] = "SEQUENCE" if key == "OVS" or patient_first else "GRAMMAR"
+        else:
+            for text, label in zip(rec["answers"], rec["answer_labels"]):
+                if label == "R-TRANS":
+                    words = text.rstrip(".").split()
+                    if _starts_with(words, causers):
+                        expected["R-TRANS"] = "SEQUENCE"
+                    elif not (_starts_with(words, marginal) or person_object):
+                        expected["R-TRANS"] = "GRAMMAR"
+            gold_patient = [w for w in rec["answers"][rec["label"]].rstrip(".").split()]
+            if "R-TRANS" not in labels and not person_object:   # absent only for a marginal causer
+                assert any(f" {m} " in f" {' '.join(gold_patient)} " for m in marginal), rec["answers"]
+        assert labels == expected, (rec["answers"], labels, expected, agent)
+        assert len(labels) >= 2
 
 
 # --- German agreement and word order ----------------------------------------------------------
@@ -313,6 +419,35 @@ def test_misspelled_or_empty_fact_is_an_error(tmp_path):
     _verb(data, "sciogliere")["person_intransitive"] = " "
     with pytest.raises(LexiconError, match="'person_intransitive' is empty"):
         _parse(tmp_path, data, "it")
+
+
+def test_contradictory_or_misplaced_marginal_facts_name_file_and_line(tmp_path):
+    data = _raw("en")
+    _verb(data, "burn")["marginal_person_intransitive"] = "a person gets burned"
+    with pytest.raises(LexiconError, match=r"en.yaml:\d+: verb 'burn': has both person_intransitive and marginal"):
+        _parse(tmp_path, data)
+    data = _raw("en")
+    _verb(data, "warm")["marginal_person_causers"] = ["soup"]
+    with pytest.raises(LexiconError, match="soup is in both person_causers and marginal_person_causers"):
+        _parse(tmp_path, data)
+    data = _raw("en")
+    _verb(data, "warm")["marginal_person_causers"] = ["gazpacho"]
+    with pytest.raises(LexiconError, match="marginal_person_causers: 'gazpacho' is not one of this verb's patients"):
+        _parse(tmp_path, data)
+    data = _raw("en")
+    _verb(data, "melt")["marginal_person_intransitve"] = "typo"
+    with pytest.raises(LexiconError, match=r"en.yaml:\d+: .*unknown field.*marginal_person_intransitve"):
+        _parse(tmp_path, data)
+
+
+def test_marginal_causers_are_read_and_restricted_with_the_patients(tmp_path):
+    data = _raw("en")
+    _verb(data, "cool")["marginal_person_causers"] = ["milk", "tea"]
+    lex, _ = _parse(tmp_path, data)
+    cool = lex.verbs["cool"]
+    assert cool.reversal_reading("milk") == "marginal" and cool.reversal_reading("lemonade") == "natural"
+    assert cool.reversal_reading("pasta") == "none"
+    assert cool.with_patients({"milk", "pasta"}).marginal_person_causers == {"milk"}
 
 
 def test_facts_are_loaded_and_kept_by_the_gender_restriction():

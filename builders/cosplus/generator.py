@@ -133,6 +133,7 @@ class CosPlusGenerator(Generator):
         self.realiser = Realiser(self.lex)
         self.agents = sorted(self.lex.agents)
         self.masks = StemMasks()
+        self._answerable: dict[tuple, bool] = {}
 
     # --- split ---------------------------------------------------------------------------------
     def lemmas(self, spec: ConfigSpec) -> list[str]:
@@ -170,22 +171,26 @@ class CosPlusGenerator(Generator):
         lemmas = sorted(lemmas)
         tenses = _TenseBalancer(self.template.tenses, rng)
         if spec.lexical_type == "I":
-            space = ProductSpace.union((v, (len(self.lex.verbs[v].patients), len(self.agents))) for v in lemmas)
+            blocks = self._answerable_blocks(spec.variant, lemmas)
+            space = ProductSpace.union((key, (len(patients), len(agents))) for key, (patients, agents) in blocks.items())
             plans = []
-            for verb, (p, a) in space.sample(n, rng, spec.name):
-                plans.append((tenses.next(verb), verb, self.agents[a], self.lex.verbs[verb].patients[p]))
+            for key, (p, a) in space.sample(n, rng, spec.name):
+                patients, agents = blocks[key]
+                plans.append((tenses.next(key[0]), key[0], agents[a], patients[p]))
             return plans
         seq = self.template.templates[spec.variant]
         uses_agent = tuple(rules.AGENT in (s.subject, s.object) for s in seq.context) + (True,)
         if len(lemmas) < len(uses_agent):
             raise ImpossibleSize(f"{spec.name}: type III needs {len(uses_agent)} verbs with no shared content "
                                  f"word, this split has {len(lemmas)}")
-        drawn = draw_distinct(lambda: self._plan_type3(lemmas, uses_agent, rng), n, spec.name)
+        drawn = draw_distinct(lambda: self._plan_type3(spec.variant, lemmas, uses_agent, rng), n, spec.name)
         return [(tenses.next(materials[-1].verb), materials) for materials in drawn]
 
-    def _plan_type3(self, lemmas: Sequence[str], uses_agent: tuple[bool, ...],
+    def _plan_type3(self, variant: str, lemmas: Sequence[str], uses_agent: tuple[bool, ...],
                     rng: random.Random) -> tuple[Material, ...] | None:
-        """Five sentences (four context + answer) from five verbs with no content stem in common."""
+        """Five sentences (four context + answer) from five verbs with no content stem in common;
+        the answer's words leave at least one wrong candidate (``answerable``)."""
+        last = len(uses_agent) - 1
         pool = list(lemmas)
         rng.shuffle(pool)
 
@@ -199,6 +204,8 @@ class CosPlusGenerator(Generator):
                 for _ in range(PICK_TRIES):
                     patient = rng.choice(patients)
                     agent = rng.choice(self.agents) if uses_agent[slot] else None
+                    if slot == last and not self.answerable(variant, Material(verb, agent, patient)):
+                        continue
                     mask = verb_mask | self.noun_mask(rules.PATIENT, patient)
                     if agent is not None:
                         mask |= self.noun_mask(rules.AGENT, agent)
@@ -208,6 +215,33 @@ class CosPlusGenerator(Generator):
 
         chosen = fill_disjoint(len(uses_agent), options)
         return None if chosen is None else tuple(chosen)
+
+    def _answerable_blocks(self, variant: str, lemmas: Sequence[str]) -> dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]]:
+        """Per verb and agent group (German: whether the agent shows its case, the only thing about an
+        agent the judges read), the patients whose answer sets have a wrong candidate, and the agents."""
+        groups: dict[bool, list[str]] = {}
+        for agent in self.agents:
+            shows = self.realiser.grammar.case_marking and self.morph.shows_case(self.lex.agents[agent])
+            groups.setdefault(shows, []).append(agent)
+        blocks = {}
+        for verb in lemmas:
+            for shows, agents in sorted(groups.items()):
+                patients = tuple(p for p in self.lex.verbs[verb].patients
+                                 if self.answerable(variant, Material(verb, agents[0], p)))
+                if patients:
+                    blocks[(verb, shows)] = (patients, tuple(agents))
+        return blocks
+
+    def answerable(self, variant: str, material: Material) -> bool:
+        """Whether the paper answer set of these words has a wrong candidate besides the gold: where
+        every candidate is marginal (de-mix *bräunen* with *die Köchin*, *die Zwiebel*) the words
+        make no instance."""
+        key = (variant, self.facts(material))
+        if key not in self._answerable:
+            spec = ConfigSpec(self.phenomenon, self.language, "I", variant)
+            matrix = self.matrix(spec, ("present", material.verb, material.agent, material.patient))
+            self._answerable[key] = len(self.answers(matrix, False)) >= 2
+        return self._answerable[key]
 
     # --- the framework's hooks -----------------------------------------------------------------
     def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:
@@ -227,8 +261,7 @@ class CosPlusGenerator(Generator):
         case_marking = self.realiser.grammar.case_marking
         nouns = (self.lex.agents[material.agent], self.lex.patients[material.patient])
         ambiguous = case_marking and not any(self.morph.shows_case(entry) for entry in nouns)
-        return rules.Facts(case_marking, verb.person_intransitive is not None,
-                           material.patient in verb.person_causers, ambiguous)
+        return rules.Facts(case_marking, verb.intransitive_reading(), verb.reversal_reading(material.patient), ambiguous)
 
     @functools.cache
     def declared_answers(self, template: str) -> AnswersDecl:

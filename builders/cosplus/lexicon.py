@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -13,7 +14,8 @@ from builders.lexicon import Checker, LexiconError, load_yaml
 HERE = Path(__file__).parent
 MIN_AGENTS, MIN_VERBS, MIN_PATIENTS = 60, 25, 20
 NOUN_KEYS = {"sg", "gender", "article", "acc_sg", "dat_sg", "gen_sg", "pl", "dat_pl"}
-VERB_KEYS = {"lemma", "present", "past", "intransitive", "patients", "person_intransitive", "person_causers"}
+VERB_KEYS = {"lemma", "present", "past", "intransitive", "patients", "person_intransitive", "person_causers",
+             "marginal_person_intransitive", "marginal_person_causers", "person_object"}
 
 
 @dataclass(frozen=True)
@@ -24,11 +26,25 @@ class Verb:
     patients: tuple[str, ...]
     person_intransitive: str | None = None    # the reading on which "The chef <verb>s." is natural
     person_causers: frozenset[str] = frozenset()  # patients that can cause this change in a person
+    marginal_person_intransitive: str | None = None   # why "The chef <verb>s." is marginal (no candidate)
+    marginal_person_causers: frozenset[str] = frozenset()  # patients whose reversal is marginal (no candidate)
+    person_object: str | None = None   # a sense with a person object: every other reversal is marginal
 
     def with_patients(self, keep) -> "Verb":
         """The verb restricted to the patients in ``keep`` (its facts too)."""
-        return Verb(self.lemma, self.transitive, self.intransitive, tuple(p for p in self.patients if p in keep),
-                    self.person_intransitive, frozenset(p for p in self.person_causers if p in keep))
+        return dataclasses.replace(self, patients=tuple(p for p in self.patients if p in keep),
+                                   person_causers=frozenset(p for p in self.person_causers if p in keep),
+                                   marginal_person_causers=frozenset(p for p in self.marginal_person_causers if p in keep))
+
+    def intransitive_reading(self) -> str:
+        """``The chef <verb>s.``: natural (a person can undergo or do it), marginal, or none."""
+        return "natural" if self.person_intransitive else "marginal" if self.marginal_person_intransitive else "none"
+
+    def reversal_reading(self, patient: str) -> str:
+        """``The <patient> <verb>s the chef.``: natural (a causer), marginal, or none (anomalous)."""
+        if patient in self.person_causers:
+            return "natural"
+        return "marginal" if patient in self.marginal_person_causers or self.person_object else "none"
 
 
 @dataclass(frozen=True)
@@ -140,13 +156,28 @@ def parse(raw: Mapping, path: Path) -> Lexicon:
         for p in patients:
             if p not in pools["patients"]:
                 c.fail(node, entry, f"patient {p!r} has no entry under 'patients'")
-        reading = c.field(node, "person_intransitive", str, entry) if "person_intransitive" in node else None
-        causers = c.strings(node, "person_causers", entry) if "person_causers" in node else []
-        for p in causers:
-            if p not in patients:
-                c.fail(node["person_causers"], entry, f"person_causers: {p!r} is not one of this verb's patients")
-        verbs[lemma] = Verb(lemma, transitive, intransitive, tuple(patients), reading, frozenset(causers))
+        readings = {key: c.field(node, key, str, entry) if key in node else None
+                    for key in ("person_intransitive", "marginal_person_intransitive", "person_object")}
+        if readings["person_intransitive"] and readings["marginal_person_intransitive"]:
+            c.fail(node, entry, "has both person_intransitive and marginal_person_intransitive; keep one")
+        causers = {key: _causers(c, node, key, entry, patients) for key in ("person_causers", "marginal_person_causers")}
+        both = causers["person_causers"] & causers["marginal_person_causers"]
+        if both:
+            c.fail(node["marginal_person_causers"], entry,
+                   f"{', '.join(sorted(both))} is in both person_causers and marginal_person_causers")
+        verbs[lemma] = Verb(lemma, transitive, intransitive, tuple(patients), readings["person_intransitive"],
+                            causers["person_causers"], readings["marginal_person_intransitive"],
+                            causers["marginal_person_causers"], readings["person_object"])
     return Lexicon(language, str(path), pools["agents"], pools["patients"], verbs, relatives, marker)
+
+
+def _causers(c: Checker, node, key: str, entry: str, patients: list[str]) -> frozenset[str]:
+    """A list of causer patients (``person_causers``, ``marginal_person_causers``), each one of the verb's."""
+    causers = c.strings(node, key, entry) if key in node else []
+    for p in causers:
+        if p not in patients:
+            c.fail(node[key], entry, f"{key}: {p!r} is not one of this verb's patients")
+    return frozenset(causers)
 
 
 def check_variant(lex: Lexicon, genders: tuple[str, ...] | None, path: Path) -> None:

@@ -36,9 +36,13 @@ class Facts(NamedTuple):
     """What the judges know about the answer sentence's words (``Matrix.facts``)."""
 
     case_marking: bool         # the language tells subject from object by case (de), not by position
-    person_intransitive: bool  # lexicon: the verb's bare intransitive is natural with a person subject
-    person_causer: bool        # lexicon: this patient can cause this change in a person
+    person_intransitive: str   # lexicon: the bare intransitive with a person subject is natural | marginal | none
+    person_causer: str         # lexicon: this patient acting on a person is natural | marginal | none
     case_ambiguous: bool       # de: neither noun shows nominative vs accusative (die Butter, die Köchin)
+
+
+# a lexicon reading -> the class of the sentence (None: marginal, the candidate is not generated)
+READING_CLASS = {"natural": "SEQUENCE", "marginal": None, "none": "GRAMMAR"}
 
 
 # --- tense -------------------------------------------------------------------------------------
@@ -62,8 +66,9 @@ def agent_intransitive(gold: Step, matrix) -> Step:
 def person_intransitive(step: Step, matrix) -> str | None:
     """GRAMMAR where a person cannot be the intransitive's subject (*The chef melts*); SEQUENCE
     where the verb has that use (lexicon ``person_intransitive``: *The chef burns*, *Il cuoco si
-    raffreddò*, *Der Junge reifte*, or an unergative use such as *The chef cooks*)."""
-    return "SEQUENCE" if matrix.facts.person_intransitive else "GRAMMAR"
+    raffreddò*, *Der Junge reifte*); not generated where it is marginal
+    (``marginal_person_intransitive``: *The chef browned*)."""
+    return READING_CLASS[matrix.facts.person_intransitive]
 
 
 # --- Pa V Ag -----------------------------------------------------------------------------------
@@ -75,19 +80,20 @@ def reverse_roles(gold: Step, matrix) -> Step:
     return Step("main", PATIENT, AGENT, gold.tense)
 
 
-def _reversal_class(matrix) -> str:
+def _reversal_class(matrix) -> str | None:
     facts = matrix.facts
     if facts.case_ambiguous:
-        return "SEQUENCE"  # de: 'Die Butter schmilzt die Köchin' also reads as OVS, roles kept
-    return "SEQUENCE" if facts.person_causer else "GRAMMAR"
+        return None  # de: 'Die Butter schmilzt die Köchin' reads as a reversal or as OVS: no claim
+    return READING_CLASS[facts.person_causer]
 
 
 @RULES.judge("reverse_roles")
 def reversal_is_possible(step: Step, matrix) -> str | None:
     """SEQUENCE when the patient can cause this change in a person (lexicon ``person_causers``:
-    *The stew warmed the teenager*) or, in German, when neither noun shows its case, so the
-    sentence also reads as an object-first transitive (*Die Butter schmilzt die Köchin*);
-    GRAMMAR otherwise (*The butter melts the chef*, *Der Käse schmilzt den Koch*)."""
+    *The stew warmed the teenager*); GRAMMAR otherwise (*The butter melts the chef*, *Der Käse
+    schmilzt den Koch*). Not generated where the reversal is marginal (``marginal_person_causers``,
+    or a verb with a person-object sense, ``person_object``: *Il pane seccò il cuoco* 'annoyed'), or,
+    in German, where neither noun shows its case (*Die Butter schmilzt die Köchin*: reversal or OVS)."""
     return _reversal_class(matrix)
 
 
@@ -107,5 +113,9 @@ def patient_first(gold: Step, matrix) -> Step:
 
 @RULES.judge("patient_first")
 def patient_first_class(step: Step, matrix) -> str | None:
-    """OVS is a well-formed German transitive (SEQUENCE); a reversal is judged as ``reverse_roles``."""
-    return "SEQUENCE" if step.fronted_object else _reversal_class(matrix)
+    """OVS is a well-formed German transitive (SEQUENCE) where a noun shows its case (*Den Käse
+    schmilzt die Köchin*); where neither does (*Die Butter schmilzt die Köchin*) it reads first as a
+    reversal, so it is not generated. A reversal (en, it) is judged as ``reverse_roles``."""
+    if step.fronted_object:
+        return None if matrix.facts.case_ambiguous else "SEQUENCE"
+    return _reversal_class(matrix)
