@@ -147,7 +147,8 @@ MARGINAL_INTRANSITIVE = [("en", "brown", "chef", "steak"), ("en", "break", "chef
                          ("it", "dorare", "cuoco", "pane"), ("it", "restringere", "cuoco", "sugo"),
                          ("it", "scongelare", "cuoco", "pesce"), ("de-case", "trocknen", "Koch", "Schinken"),
                          ("de-case", "schmoren", "Koch", "Braten"), ("de-case", "bräunen", "Koch", "Braten"),
-                         ("de-case", "köcheln", "Koch", "Eintopf"), ("de-case", "fermentieren", "Koch", "Kohl")]
+                         ("de-case", "köcheln", "Koch", "Eintopf"), ("de-case", "fermentieren", "Koch", "Kohl"),
+                         ("de-case", "zerbrechen", "Koch", "Keks")]
 
 
 @pytest.mark.parametrize("language,verb,agent,patient", MARGINAL_INTRANSITIVE)
@@ -165,6 +166,7 @@ def test_marginal_person_intransitive_is_not_generated(language, verb, agent, pa
     ("en", "burn", "chef", "pie", "The pie burned the chef."), ("en", "burn", "chef", "steak", "The steak burned the chef."),
     ("en", "burn", "chef", "bacon", "The bacon burned the chef."), ("en", "warm", "chef", "milk", "The milk warmed the chef."),
     ("en", "warm", "chef", "chocolate", "The chocolate warmed the chef."),
+    ("en", "warm", "chef", "polenta", "The polenta warmed the chef."),
     ("de-case", "verbrennen", "Koch", "Karamell", "Der Karamell verbrannte den Koch."),
     ("de-case", "verbrennen", "Koch", "Milchreis", "Der Milchreis verbrannte den Koch."),
     ("de-mix", "verbrennen", "Koch", "Suppe", "Die Suppe verbrannte den Koch.")])
@@ -181,6 +183,10 @@ def test_person_object_sense_and_marginal_causers_leave_the_reversal_out():
             answers = answer_set("it", variant, verb, "cuoco", patient)
             assert "R-TRANS" not in answers and answers["I-INT"][1] == "SEQUENCE", answers
     assert "R-TRANS" not in answer_set("en", "i2t", "burn", "chef", "toast")
+    for language, verb, agent, patient in (("it", "indurire", "cuoco", "pane"), ("en", "soften", "chef", "butter"),
+                                           ("en", "harden", "chef", "caramel"), ("de-case", "erweichen", "Koch", "Käse"),
+                                           ("de-case", "verderben", "Koch", "Fisch")):
+        assert "R-TRANS" not in answer_set(language, "i2t", verb, agent, patient), (verb, patient)
     assert answer_set("en", "i2t", "burn", "chef", "soup")["R-TRANS"] == ("The soup burns the chef.", "SEQUENCE")
     assert answer_set("en", "i2t", "melt", "chef", "butter")["R-TRANS"][1] == "GRAMMAR"
 
@@ -256,11 +262,12 @@ def test_every_candidate_class_follows_the_lexicon(name):
         labels = dict(zip(rec["answer_labels"], rec["answer_error_classes"]))
         if language == "de":
             hidden = all(genders[w] != "m" for w in (agent, patient))
-            if not hidden:
-                key = "OVS" if rec["template"] == "T2I" else "R-TRANS"
-                rev = [a for a, lab in zip(rec["answers"], rec["answer_labels"]) if lab == "R-TRANS"]
-                patient_first = _starts_with(rev[0].rstrip(".").split(), causers) if rev else None
-                expected[key] = "SEQUENCE" if key == "OVS" or patient_first else "GRAMMAR"
+            if not hidden and rec["template"] == "T2I":
+                expected["OVS"] = "SEQUENCE"
+            elif not hidden and patient in causers:
+                expected["R-TRANS"] = "SEQUENCE"
+            elif not hidden and patient not in marginal and not person_object:
+                expected["R-TRANS"] = "GRAMMAR"
         else:
             for text, label in zip(rec["answers"], rec["answer_labels"]):
                 if label == "R-TRANS":
