@@ -35,6 +35,8 @@ SUFFIX_GENDER = {
 IT_EXCEPTIONS = {"mano": "f", "radio": "f", "foto": "f", "moto": "f", "auto": "f", "eco": "f", "dinamo": "f",
                  "problema": "m", "sistema": "m", "tema": "m", "programma": "m", "clima": "m", "pigiama": "m",
                  "papà": "m", "caffè": "m", "tè": "m", "pianeta": "m", "poeta": "m", "pilota": "m"}
+# English nouns in -man whose plural is -mans
+EN_MAN_PLURAL_S = {"human", "german", "roman", "talisman", "caiman", "shaman", "ottoman", "walkman", "cayman"}
 # German masculine person nouns of the weak declension (den Studenten, den Jungen)
 DE_WEAK = ("ent", "ant", "ist", "oge", "at", "graf", "soph", "nom", "it")
 
@@ -92,6 +94,10 @@ def plural(word: str, language: str, gender: str | None = None) -> str | None:
         return None if inflected is None else f"{inflected} {rest}"
     low = word.lower()
     if language == "en":
+        if low.endswith("man") and low not in EN_MAN_PLURAL_S:
+            return word[:-3] + "men"  # chairman -> chairmen
+        if low.endswith("sis"):
+            return word[:-3] + "ses"  # analysis -> analyses
         if re.search(r"(s|x|z|ch|sh)$", low):
             return word + "es"
         if re.search(r"[^aeiou]y$", low):

@@ -194,6 +194,8 @@ def test_gender_comes_from_the_article_the_compound_head_or_a_decisive_suffix():
     assert inflect.weak_accusative("Praktikant", "m", "agent") == "Praktikanten"
     assert inflect.weak_accusative("Käse", "m", "patient") is None
     assert [inflect.plural(w, "en") for w in ("berry", "peach", "ice cream")] == ["berries", "peaches", "ice creams"]
+    assert [inflect.plural(w, "en") for w in ("chairman", "human", "analysis", "bus")] == [
+        "chairmen", "humans", "analyses", "buses"]
     assert [inflect.plural(w, "it", g) for w, g in [("amica", "f"), ("cuoco", "m"), ("città", "f")]] == [
         "amiche", None, "città"]  # -co: amici but cuochi, not a rule
 
