@@ -37,6 +37,15 @@ IT_EXCEPTIONS = {"mano": "f", "radio": "f", "foto": "f", "moto": "f", "auto": "f
                  "papà": "m", "caffè": "m", "tè": "m", "pianeta": "m", "poeta": "m", "pilota": "m"}
 # English nouns in -man whose plural is -mans
 EN_MAN_PLURAL_S = {"human", "german", "roman", "talisman", "caiman", "shaman", "ottoman", "walkman", "cayman"}
+# French nouns in -al whose plural is -als (bal: bals, not baux)
+FR_AL_PLURAL_S = {"bal", "festival", "récital", "carnaval", "chacal", "régal", "cal", "cérémonial", "narval", "pal",
+                  "choral", "santal", "aval", "cantal"}
+# French words whose h is aspirated: no elision (le héros, la harpiste)
+FR_H_ASPIRE = {"héros", "harpiste", "harpe", "hibou", "hache", "haie", "haine", "hall", "hamac", "hameau", "hamster",
+               "hanche", "handicap", "hangar", "hareng", "haricot", "hasard", "hausse", "haut", "hautbois",
+               "hauteur", "hérisson", "hernie", "héron", "hêtre", "hockey", "homard", "honte", "hoquet", "hors-d'œuvre",
+               "housse", "hublot", "huée", "hurlement", "hussard", "hutte", "hockeyeur", "handballeur", "hippie",
+               "hold-up", "hooligan", "hotte", "houx", "halte", "harpon", "harnais", "hâte", "hérault", "huit"}
 # German masculine person nouns of the weak declension (den Studenten, den Jungen)
 DE_WEAK = ("ent", "ant", "ist", "oge", "at", "graf", "soph", "nom", "it")
 
@@ -84,6 +93,11 @@ def guess_gender(word: str, language: str, known: Mapping[str, str]) -> tuple[st
 
 def plural(word: str, language: str, gender: str | None = None) -> str | None:
     """The regular plural (spell-checked later), or None where the rules do not know it."""
+    parts = re.split(r"(-(?:de|à|en)-|-d')", word, maxsplit=1) if language == "fr" else []
+    if len(parts) == 3:
+        head, sep, rest = parts
+        inflected = plural(head, language, gender)  # pot-de-vin -> pots-de-vin: the head inflects
+        return None if inflected is None else f"{inflected}{sep}{rest}"
     if " " in word:
         head, _, rest = word.partition(" ")
         if language == "en":
@@ -119,7 +133,7 @@ def plural(word: str, language: str, gender: str | None = None) -> str | None:
         if low.endswith(("s", "x", "z")):
             return word
         if low.endswith("al"):
-            return word[:-2] + "aux"
+            return word + "s" if low in FR_AL_PLURAL_S else word[:-2] + "aux"
         if low.endswith(("eau", "au", "eu")):
             return word + "x"
         return word + "s"

@@ -196,6 +196,8 @@ def test_gender_comes_from_the_article_the_compound_head_or_a_decisive_suffix():
     assert [inflect.plural(w, "en") for w in ("berry", "peach", "ice cream")] == ["berries", "peaches", "ice creams"]
     assert [inflect.plural(w, "en") for w in ("chairman", "human", "analysis", "bus")] == [
         "chairmen", "humans", "analyses", "buses"]
+    assert [inflect.plural(w, "fr") for w in ("pot-de-vin", "chef-d'œuvre", "bal", "cheval", "mi-temps")] == [
+        "pots-de-vin", "chefs-d'œuvre", "bals", "chevaux", "mi-temps"]
     assert [inflect.plural(w, "it", g) for w, g in [("amica", "f"), ("cuoco", "m"), ("città", "f")]] == [
         "amiche", None, "città"]  # -co: amici but cuochi, not a rule
 
@@ -273,3 +275,11 @@ def test_agreement_alternatives_get_a_plural_and_pass_the_validator(tmp_path):
     assert len(patch["proposals"][0]["examples"]) == 4
     assert all("emo" in s for s in patch["proposals"][0]["examples"])
     assert {r["filter"] for r in patch["rejected"]} == {"novelty"}
+
+
+def test_french_agreement_entries_mark_the_aspirated_h_and_flag_other_h_words():
+    fr = adapter_for(Path("builders/agr/lexicons/fr.yaml"), "seeds.letter.alternatives.attractor1")
+    entry, note = fr.make_entry(Candidate("héros", 1.0, {"gender": "m"}))
+    assert entry == {"héros": {"gender": "m", "sg": "héros", "pl": "héros", "elide": False}} and "aspirated" in note
+    entry, note = fr.make_entry(Candidate("horloger", 1.0, {"gender": "m"}))
+    assert "elide" not in entry["horloger"] and "CHECK the h" in note  # l'horloger: mute h, but a reviewer looks

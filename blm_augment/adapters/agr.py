@@ -90,7 +90,14 @@ class AgrAdapter(Adapter):
             return None, "no regular plural"
         entry = {"gender": gender} if self.morph.GENDERS else {}
         entry.update({"sg": cand.word, "pl": pl})
-        return {key: entry}, f"plural {pl}" + (f", gender {gender} from {how}" if gender else "")
+        note = f"plural {pl}" + (f", gender {gender} from {how}" if gender else "")
+        if self.language == "fr" and cand.word.lower().startswith(("h", "ĥ")):
+            if cand.word.lower().split("-")[0] in inflect.FR_H_ASPIRE:
+                entry["elide"] = False  # le héros, du héros
+                note += ", aspirated h (elide: false)"
+            else:
+                note += "; CHECK the h: add elide: false if it is aspirated (le héros)"
+        return {key: entry}, note
 
     def forms(self, entry: Any) -> list[str]:
         (noun,) = entry.values()
