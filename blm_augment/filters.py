@@ -108,7 +108,7 @@ def run_filters(adapter: Adapter, cands: Sequence[Candidate], band: Band | None,
         if wrong:
             out.reject(cand, "spelling", f"Hunspell rejects {', '.join(wrong)}")
             continue
-        cand.zipf = round(zipf(adapter.forms(cand.entry)[0], adapter.language), 2)
+        cand.zipf = round(zipf(adapter.frequency_form(cand.entry), adapter.language), 2)
         if band is not None and not band.holds(cand.zipf):
             out.reject(cand, "frequency", f"Zipf {cand.zipf} outside [{band.low}, {band.high}]")
             continue

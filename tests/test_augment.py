@@ -283,3 +283,10 @@ def test_french_agreement_entries_mark_the_aspirated_h_and_flag_other_h_words():
     assert entry == {"héros": {"gender": "m", "sg": "héros", "pl": "héros", "elide": False}} and "aspirated" in note
     entry, note = fr.make_entry(Candidate("horloger", 1.0, {"gender": "m"}))
     assert "elide" not in entry["horloger"] and "CHECK the h" in note  # l'horloger: mute h, but a reviewer looks
+
+
+def test_romanian_candidates_are_frequency_scored_on_their_lemma_not_the_definite_form():
+    ro = adapter_for(Path("builders/agr/lexicons/ro.yaml"), "seeds.letter.alternatives.attractor1")
+    entry = {"pompier": {"gender": "m", "sg": "pompierul", "pl": "pompierii", "gen_sg": "pompierului",
+                         "gen_pl": "pompierilor", "bare_sg": "pompier", "bare_pl": "pompieri"}}
+    assert ro.frequency_form(entry) == "pompier" and zipf("pompier", "ro") > 3 > zipf("pompierul", "ro")

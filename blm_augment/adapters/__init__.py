@@ -106,6 +106,10 @@ class Adapter:
         return [v for k, v in entry.items() if isinstance(v, str) and k not in ("gender",)] + [
             v for k, v in entry.items() if isinstance(v, dict) and k != "article" for v in v.values()]
 
+    def frequency_form(self, entry: Any) -> str:
+        """The form whose Zipf frequency is compared with the band (the seed words' form)."""
+        return self.forms(entry)[0]
+
     def seed_words(self) -> list[str]:
         """The words whose frequencies set the band (the slot's current entries)."""
         return list(self.current)

@@ -99,6 +99,11 @@ class AgrAdapter(Adapter):
                 note += "; CHECK the h: add elide: false if it is aspirated (le héros)"
         return {key: entry}, note
 
+    def frequency_form(self, entry: Any) -> str:
+        """The lemma key, as for the seed words (Romanian: the bare noun, not the definite form wordfreq lacks)."""
+        (key,) = entry
+        return key
+
     def forms(self, entry: Any) -> list[str]:
         (noun,) = entry.values()
         return [v for k, v in noun.items() if k not in ("gender", "elide", "article") and isinstance(v, str)]
