@@ -266,14 +266,14 @@ def test_agreement_alternatives_get_a_plural_and_pass_the_validator(tmp_path):
     lexicon = folder / "en.yaml"
     seed = yaml.safe_load(lexicon.read_text(encoding="utf-8"))["seeds"][0]
     words = tmp_path / "words.txt"
-    words.write_text(f"memo\n{seed['alternatives']['subject'][0]}\n{seed['subject']}\n", encoding="utf-8")
+    words.write_text(f"receipt\n{seed['alternatives']['subject'][0]}\n{seed['subject']}\n", encoding="utf-8")
     out = tmp_path / "p.yaml"
     augment(Request(lexicon, f"seeds.{seed['id']}.alternatives.subject", 5, out, "list", candidates=words,
                     phenomenon="agr", zipf_margin=-1))
     patch = _patch(out)
-    assert [p["entry"] for p in patch["proposals"]] == [{"memo": {"sg": "memo", "pl": "memos"}}]
+    assert [p["entry"] for p in patch["proposals"]] == [{"receipt": {"sg": "receipt", "pl": "receipts"}}]
     assert len(patch["proposals"][0]["examples"]) == 4
-    assert all("emo" in s for s in patch["proposals"][0]["examples"])
+    assert all("receipt" in s for s in patch["proposals"][0]["examples"])
     assert {r["filter"] for r in patch["rejected"]} == {"novelty"}
 
 

@@ -9,7 +9,7 @@ from builders import morphology
 from builders.lexicon import Checker, Entry, load_checked
 
 HERE = Path(__file__).parent
-MIN_SEEDS, MIN_ALTERNATIVES, MIN_POOL = 40, 5, 10
+MIN_SEEDS, MIN_ALTERNATIVES, MIN_POOL = 40, 8, 10
 SLOTS = ("subject", "attractor1", "attractor2")
 
 # Every sentence of an instance crosses singular and plural subject, attractor 1 and attractor 2,
