@@ -45,7 +45,7 @@ FR_H_ASPIRE = {"héros", "harpiste", "harpe", "hibou", "hache", "haie", "haine",
                "hanche", "handicap", "hangar", "hareng", "haricot", "hasard", "hausse", "haut", "hautbois",
                "hauteur", "hérisson", "hernie", "héron", "hêtre", "hockey", "homard", "honte", "hoquet", "hors-d'œuvre",
                "housse", "hublot", "huée", "hurlement", "hussard", "hutte", "hockeyeur", "handballeur", "hippie",
-               "hold-up", "hooligan", "hotte", "houx", "halte", "harpon", "harnais", "hâte", "hérault", "huit"}
+               "hold-up", "hooligan", "hotte", "houx", "halte", "harpon", "harnais", "hâte"}
 # German masculine person nouns of the weak declension (den Studenten, den Jungen)
 DE_WEAK = ("ent", "ant", "ist", "oge", "at", "graf", "soph", "nom", "it")
 

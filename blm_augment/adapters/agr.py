@@ -91,7 +91,7 @@ class AgrAdapter(Adapter):
         entry = {"gender": gender} if self.morph.GENDERS else {}
         entry.update({"sg": cand.word, "pl": pl})
         note = f"plural {pl}" + (f", gender {gender} from {how}" if gender else "")
-        if self.language == "fr" and cand.word.lower().startswith(("h", "ĥ")):
+        if self.language == "fr" and cand.word.lower().startswith("h"):
             if cand.word.lower().split("-")[0] in inflect.FR_H_ASPIRE:
                 entry["elide"] = False  # le héros, du héros
                 note += ", aspirated h (elide: false)"
