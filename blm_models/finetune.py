@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import contextmanager
 
 import torch
 from torch import nn
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from .errors import UsageError
+
+try:
+    from transformers.utils.output_capturing import maybe_install_capturing_hooks
+except ImportError:  # transformers < 5 collects hidden states without hooks
+    maybe_install_capturing_hooks = None
 
 logger = logging.getLogger(__name__)
 
@@ -185,16 +191,27 @@ def frozen_state_table(encoder: PreTrainedModel, tokenizer: PreTrainedTokenizerB
     return FrozenStateTable(states, lengths)
 
 
-def states_at(encoder: PreTrainedModel, input_ids: torch.Tensor, mask: torch.Tensor, boundary: int) -> torch.Tensor:
-    """Token states after `boundary` layers (0: the embeddings' output) of a BERT-like encoder, computing no layer
-    above them (the stack is cut for the call and restored after it)."""
+@contextmanager
+def cut_at(encoder: PreTrainedModel, layers: int):
+    """Within the block, a BERT-like encoder has only its first `layers` layers (restored after it)."""
+    # transformers 5 hooks the layers present at the first output_hidden_states call and never again: hook the
+    # whole stack before cutting it, or a later full pass returns too few hidden states
+    if maybe_install_capturing_hooks is not None and isinstance(encoder, PreTrainedModel):
+        maybe_install_capturing_hooks(encoder)
     stack = layer_stack(encoder)
-    removed = stack[boundary:]
-    del stack[boundary:]
+    removed = stack[layers:]
+    del stack[layers:]
     try:
-        return encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
+        yield encoder
     finally:
         stack.extend(removed)
+
+
+def states_at(encoder: PreTrainedModel, input_ids: torch.Tensor, mask: torch.Tensor, boundary: int) -> torch.Tensor:
+    """Token states after `boundary` layers (0: the embeddings' output) of a BERT-like encoder, computing no layer
+    above them."""
+    with cut_at(encoder, boundary):
+        return encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
 
 
 def cached_path_agrees(encoder: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, sentences: Sequence[str],

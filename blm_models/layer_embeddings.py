@@ -12,15 +12,26 @@ from tqdm.auto import tqdm
 
 from .embedding_cache import EmbeddingCache, EncoderKey, SentenceEmbedder
 from .encoders import encoder_revision_id, load_encoder, pool, resolve_encoder_name
+from .finetune import cut_at, layer_stack
 
 
 class AllLayerEmbedder(SentenceEmbedder):
     """Pools every hidden layer (0 = the input embeddings … N = the last) in one forward pass and remembers them,
-    so the caches of the other layers are filled without running the encoder again."""
+    so the caches of the other layers are filled without running the encoder again. With `upto`, a BERT-like
+    encoder stops at that layer: the layers above it are never computed (their pooled states are not kept)."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, upto: int | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.memo: dict[str, torch.Tensor] = {}  # sentence -> [layers + 1, d]
+        self.upto = upto
+        self.memo: dict[str, torch.Tensor] = {}  # sentence -> [layers + 1, d] (upto + 1 when cut)
+
+    def hidden_states(self, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        """Hidden states 0 … upto (0 … N when the encoder cannot be cut there)."""
+        stack = layer_stack(self.model)
+        if self.upto is None or stack is None or not 0 <= self.upto < len(stack):
+            return self.model(**inputs, output_hidden_states=True).hidden_states
+        with cut_at(self.model, self.upto):
+            return self.model(**inputs, output_hidden_states=True).hidden_states
 
     @torch.no_grad()
     def compute(self, sentences: Sequence[str], progress: bool = True) -> None:
@@ -32,7 +43,7 @@ class AllLayerEmbedder(SentenceEmbedder):
         with tqdm(total=len(missing), desc="embedding sentences (all layers)", unit="sent",
                   disable=not progress) as bar:
             for positions, inputs in self.batches(token_ids):
-                states = self.model(**inputs, output_hidden_states=True).hidden_states
+                states = self.hidden_states(inputs)
                 pooled = torch.stack([pool(h, inputs["attention_mask"], self.pooling) for h in states], dim=1)
                 for row, position in enumerate(positions):
                     self.memo[missing[position]] = pooled[row].float().cpu()
@@ -86,7 +97,7 @@ def layer_tables(
     if bad:
         raise ValueError(f"layers {bad}: {encoder} has layers 0 (the input embeddings) to {depth}")
     revision = encoder_revision_id(resolve_encoder_name(encoder), None, model)
-    embedder = AllLayerEmbedder(model, tokenizer, pooling, max_length, batch_size)
+    embedder = AllLayerEmbedder(model, tokenizer, pooling, max_length, batch_size, upto=max(layers, default=None))
     tables, computed = [], 0
     for layer in layers:
         key = EncoderKey(name=encoder, revision=revision, pooling=pooling, max_length=max_length, layer=layer)

@@ -37,3 +37,19 @@ def test_every_layer_in_one_pass_matches_single_layer_embedding_and_fills_the_sa
     again, _, counts = layer_tables(SENTENCES, encoder_dir, [-1], cache, progress=False)
     assert counts["computed"] == 0
     torch.testing.assert_close(again[0], tables[2])
+
+
+def test_a_middle_layer_alone_never_runs_the_layers_above_it(tmp_path):
+    encoder_dir = str(build_tiny_encoder(tmp_path / "encoder"))
+    model, tokenizer = load_encoder(encoder_dir)
+    top_calls = []
+    model.encoder.layer[-1].register_forward_hook(lambda *args: top_calls.append(1))
+    tables, layers, _ = layer_tables(SENTENCES, encoder_dir, [1], tmp_path / "cache", progress=False,
+                                     loaded=(model, tokenizer))
+    assert layers == [1] and not top_calls
+    assert len(model.encoder.layer) == 2  # the stack is whole again
+    full = SentenceEmbedder(model, tokenizer, "mean", 128, 64, 1).embed(SENTENCES, progress=False)
+    torch.testing.assert_close(tables[0], full, atol=1e-5, rtol=1e-5)
+    everything, _, _ = layer_tables(SENTENCES, encoder_dir, [2], tmp_path / "other", progress=False,
+                                    loaded=(model, tokenizer))
+    assert top_calls  # the last layer asked for does run
