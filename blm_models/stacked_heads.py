@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import torch
+from torch import nn
 from torch.nn import functional as F
 from torch.func import functional_call, stack_module_state, vmap
 
@@ -87,7 +88,12 @@ class StackedHeads:
             torch.manual_seed(seed)
             heads.append(build_head(config))
         params, buffers = stack_module_state(heads)
-        self.params = {name: value.detach().clone().requires_grad_(True) for name, value in params.items()}
+        # Linear weights are kept as [M, in, out]: vmap's batched matmul then reads and writes them in place,
+        # where the [M, out, in] layout costs a transposing copy of every weight gradient at each step
+        self.transposed = frozenset(f"{prefix}.weight" if prefix else "weight"
+                                    for prefix, module in heads[0].named_modules() if isinstance(module, nn.Linear))
+        self.params = {name: swap_layout(name, value, self.transposed).detach().clone().requires_grad_(True)
+                       for name, value in params.items()}
         self.buffers = dict(buffers)
         self.base = copy.deepcopy(heads[0]).to("meta")
         self.scorer = CandidateScorer(config.score)
@@ -96,6 +102,7 @@ class StackedHeads:
 
     def _predict_one(self, params, buffers, context):
         """One head's predicted answer embeddings [B, d] and its own loss term (0 when it has none)."""
+        params = {name: value.T if name in self.transposed else value for name, value in params.items()}
         output = functional_call(self.base, (params, buffers), (context,))
         auxiliary = output.auxiliary_loss if output.auxiliary_loss is not None else context.new_zeros(())
         return output.prediction, auxiliary
@@ -148,6 +155,12 @@ def predict(stack: StackedHeads, params, buffers, tables: torch.Tensor, table_of
     return torch.cat(picks, dim=1) if picks else torch.empty(heads, 0, dtype=torch.long)
 
 
+def swap_layout(name: str, stacked: torch.Tensor, transposed: frozenset[str]) -> torch.Tensor:
+    """A stacked parameter [M, ...] from its module's layout to the one the stack trains it in (Linear weights as
+    [M, in, out]), or back."""
+    return stacked.transpose(1, 2).contiguous() if name in transposed else stacked
+
+
 def _select(tensors: dict[str, torch.Tensor], keep: torch.Tensor) -> dict[str, torch.Tensor]:
     return {name: value.detach()[keep].clone() for name, value in tensors.items()}
 
@@ -163,7 +176,8 @@ def train_stack(
 ) -> StackResult:
     """Train len(seeds) heads at once on sentence tables [T, S, d]; head m reads table `table_of[m]` (default:
     all read table 0) and is initialised and shuffled with `seeds[m]`. Each epoch every active head is evaluated
-    on `validation`; a head whose accuracy has not improved for `patience` epochs stops and leaves the stack.
+    on `validation`; a head whose accuracy has not improved for `patience` epochs, or has reached 1, stops and
+    leaves the stack (with `patience` 0 every head trains every epoch).
     Returns every head's best weights (its best validation epoch, earliest on ties)."""
     settings = settings or StackSettings()
     start_time = time.perf_counter()
@@ -208,7 +222,8 @@ def train_stack(
                     best_params[name][head] = value.detach()[position]
             else:
                 waited[head] += 1
-            if not (settings.patience and waited[head] >= settings.patience):
+            # a head at validation accuracy 1 cannot improve, so stopping it changes none of its results
+            if not (settings.patience and (waited[head] >= settings.patience or best_accuracy[head] >= 1.0)):
                 keep.append(position)
         if not keep:
             break
@@ -217,7 +232,7 @@ def train_stack(
             buffers = _select(buffers, torch.as_tensor(keep))
             active = [active[p] for p in keep]
     return StackResult(list(seeds), best_epoch, best_accuracy, epochs_trained,
-                       {n: v.detach() for n, v in best_params.items()}, stack.buffers,
+                       {n: swap_layout(n, v.detach(), stack.transposed) for n, v in best_params.items()}, stack.buffers,
                        round(time.perf_counter() - start_time, 2), history)
 
 
@@ -244,5 +259,6 @@ def evaluate_stack(config: BlmConfig, result: StackResult, tables: torch.Tensor,
     stack.scorer = CandidateScorer(config.score)
     stack.margin_loss = MaxMarginLoss(config.margin, config.effective_margin_reduction)
     stack.center = bool(config.center_context)
+    stack.transposed = frozenset()  # result.parameters are in the modules' own layout
     table_of = torch.as_tensor(list(table_of) if table_of is not None else [0] * len(result.seeds))
     return predict(stack, result.parameters, result.buffers, tables, table_of, index, batch_size)

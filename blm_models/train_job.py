@@ -169,8 +169,17 @@ def training_callbacks(training_args, callbacks: list[TrainerCallback] | None) -
     chosen = list(callbacks or [])
     patience = int(getattr(training_args, "early_stopping_patience", 0) or 0)
     if patience:
-        chosen.append(EarlyStoppingCallback(early_stopping_patience=patience))
+        chosen += [EarlyStoppingCallback(early_stopping_patience=patience), StopAtPerfectValidation()]
     return chosen
+
+
+class StopAtPerfectValidation(TrainerCallback):
+    """With early stopping, training ends once validation accuracy is 1: no later epoch can be better, so the best
+    checkpoint (the earliest best) and every result stay what they would have been."""
+
+    def on_evaluate(self, args, state, control, metrics=None, **kwargs):
+        if args.metric_for_best_model == "accuracy" and (metrics or {}).get("eval_accuracy", 0.0) >= 1.0:
+            control.should_training_stop = True
 
 
 @dataclass

@@ -249,3 +249,23 @@ def test_an_interrupted_run_with_early_stopping_stops_at_the_same_epoch_once_res
         run("resumed", callbacks=[InterruptAfterEpoch()])
     resumed = run("resumed", "--resume_from_checkpoint")
     assert resumed["training"]["epoch"] == 4  # the patience counter (1 after epoch 2) was restored
+
+
+def test_training_stops_at_perfect_validation_accuracy_only_with_early_stopping(tmp_path):
+    from transformers import TrainerControl, TrainerState
+
+    from blm_models.arguments import parse_arguments
+    from blm_models.train_job import StopAtPerfectValidation, training_callbacks
+
+    def stops(accuracy: float) -> bool:
+        control = TrainerControl()
+        StopAtPerfectValidation().on_evaluate(training_args, TrainerState(), control,
+                                              metrics={"eval_accuracy": accuracy, "eval_loss": 0.1})
+        return control.should_training_stop
+
+    *_, training_args = parse_arguments(["--dataset_config", "agr_en_typeI", "--output_dir", str(tmp_path)])
+    assert stops(1.0) and not stops(0.999)
+    assert any(isinstance(c, StopAtPerfectValidation) for c in training_callbacks(training_args, None))
+    *_, fixed = parse_arguments(["--dataset_config", "agr_en_typeI", "--output_dir", str(tmp_path),
+                                 "--early_stopping_patience", "0"])
+    assert not any(isinstance(c, StopAtPerfectValidation) for c in training_callbacks(fixed, None))

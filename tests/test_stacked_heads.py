@@ -130,3 +130,18 @@ def test_a_table_per_head_is_checked(data):
     tables, train, validation, _ = data
     with pytest.raises(ValueError, match="one table per head"):
         train_stack(tiny_config(), [0, 1], tables, train, validation, SETTINGS, table_of=[0, 2])
+
+
+def test_a_head_at_perfect_validation_stops_with_the_results_of_training_on(data):
+    tables, train, _, _ = data
+    config = tiny_config()
+    validation = InstanceIndex(train.context[:2], train.answers[:2], train.gold[:2])  # 2 training instances: soon 1
+    everything = train_stack(config, [4], tables, train, validation,
+                             StackSettings(epochs=12, patience=0, batch_size=32, learning_rate=3e-3))
+    assert 1.0 in everything.history[0] and everything.epochs_trained[0] == 12
+    stopped = train_stack(config, [4], tables, train, validation,
+                          StackSettings(epochs=12, patience=50, batch_size=32, learning_rate=3e-3))
+    first_perfect = everything.history[0].index(1.0) + 1
+    assert stopped.epochs_trained[0] == stopped.best_epoch[0] == everything.best_epoch[0] == first_perfect
+    for name, value in everything.parameters.items():
+        torch.testing.assert_close(stopped.parameters[name], value)
