@@ -2,10 +2,10 @@
 
     python benchmarks/bench_train.py [--dim 384] [--train 1474] [--validation 369] [--epochs 120] [--bf16]
 
-The run is the main job's FFNN run: 1,474 training instances (agr_en_typeI's train minus 20 % validation) ×
-120 epochs (`--early_stopping_patience 0`: the papers' fixed length), batch 100, lr 1e-3, 7 context sentences
-and 6 candidates, validation every epoch and the best checkpoint saved, through BlmTrainer. Embeddings are a
-random table of the encoder's size (timing does not depend on their values).
+The run is an FFNN run on frozen embeddings at the main job's size: 1,474 training instances (agr_en_typeI's
+train minus 20 % validation) × 120 epochs (`--early_stopping_patience 0`: the papers' fixed length), batch 100,
+lr 1e-3, 7 context sentences and 6 candidates, validation every epoch and the best checkpoint saved, through
+BlmTrainer. Embeddings are a random table of the encoder's size (timing does not depend on their values).
 
 The floor: the matrix products the run cannot avoid (the FFNN's forward and backward at every step, its forward
 on the validation split every epoch), timed as bare `torch.mm` calls of the same shapes on this machine; their
