@@ -5,8 +5,8 @@ For every family of configs a paper trains on (e.g. agr_fr -> types I, II, III),
 seed is trained and tested on every config of the family, as `blm grid` does, but: all seeds of a train config
 are one stack of heads trained at once (blm_models/stacked_heads.py), every head stops early on validation
 accuracy, and every sentence is embedded once, through the shared embedding cache. Each finished train config
-is saved in OUT/runs/, so an interrupted run continues where it stopped (runs made with other settings are
-trained again, never reused).
+is saved in OUT/runs/, so an interrupted run continues where it stopped (runs made with other settings, another
+encoder or layer, or other data are trained again, never reused).
 """
 
 from __future__ import annotations
@@ -139,6 +139,22 @@ def load_family(task: Task, settings: ReproduceSettings) -> dict:
     return data
 
 
+def inputs_digest(encoder: str, layer: int, model, sentences: list[str], indexed: dict) -> str:
+    """What a saved run was trained and tested on besides the settings: the encoder `auto` resolved to (name,
+    weights, layer) and the family's data (its sentences and every split's instances)."""
+    from blm_models.encoders import encoder_revision_id, resolve_encoder_name
+
+    digest = hashlib.blake2b(digest_size=12)
+    revision = encoder_revision_id(resolve_encoder_name(encoder), None, model)
+    digest.update(json.dumps([encoder, revision, layer, sentences], ensure_ascii=False).encode())
+    for config in sorted(indexed):
+        for name in sorted(indexed[config]):
+            split = indexed[config][name]
+            for tensor in (split.context, split.answers, split.gold):
+                digest.update(tensor.contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
 def _atomic_json(path: Path, payload: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -163,6 +179,7 @@ def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> d
     indexed = {c: {name: InstanceIndex.from_indexed(index.index(part)) for name, part in parts.items()}
                for c, parts in data.items()}
     loaded = load_encoder(encoder)
+    inputs = inputs_digest(encoder, layer, loaded[0], index.sentences, indexed)
     embed_start = time.perf_counter()
     tables, layers, counts = layer_tables(index.sentences, encoder, [layer], settings.embedding_cache_dir,
                                           batch_size=128, progress=False, loaded=loaded)
@@ -177,7 +194,8 @@ def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> d
         saved = out / "runs" / task.head / f"{train_config}.json"
         if saved.is_file():
             previous = json.loads(saved.read_text(encoding="utf-8"))
-            if previous.get("fingerprint") == settings.fingerprint() and previous.get("tests_on") == list(task.configs):
+            if (previous.get("fingerprint"), previous.get("inputs"), previous.get("tests_on")) == \
+                    (settings.fingerprint(), inputs, list(task.configs)):
                 runs += previous["runs"]
                 log(f"{task.head} {train_config}: reused from {saved}")
                 continue
@@ -193,7 +211,8 @@ def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> d
             picks = evaluate_stack(config, result, tables, indexed[test_config]["test"]).numpy()
             for m, run in enumerate(mine):
                 run["tests"][test_config] = summarise_test(data[test_config]["test"], picks[m])
-        _atomic_json(saved, {"fingerprint": settings.fingerprint(), "tests_on": list(task.configs), "runs": mine,
+        _atomic_json(saved, {"fingerprint": settings.fingerprint(), "inputs": inputs, "tests_on": list(task.configs),
+                             "runs": mine,
                              "stack_seconds": result.seconds})
         accuracies = ", ".join(f"{c} {np.mean([r['tests'][c]['accuracy'] for r in mine]):.3f}" for c in task.configs)
         log(f"{task.head} train {train_config} ({len(mine)} seeds stacked, {result.seconds:.0f} s, epochs "

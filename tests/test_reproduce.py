@@ -94,6 +94,28 @@ def test_a_second_run_reuses_finished_train_configs_and_other_settings_train_aga
     assert len(json.loads((out / "results.json").read_text())["families"][0]["runs"]) == 3
 
 
+def test_saved_runs_on_other_data_are_trained_again(reproduced, capsys, monkeypatch):
+    """Changed data (here one training instance fewer per config, as an edited lexicon would give) under the same
+    settings must not reuse the saved runs."""
+    import blm_eval.reproduce as reproduce
+
+    out, argv, _ = reproduced
+    loaded = reproduce.load_family
+
+    def one_fewer(task, settings):
+        data = loaded(task, settings)
+        return {c: {**parts, "train": parts["train"].select(range(len(parts["train"]) - 1))}
+                for c, parts in data.items()}
+
+    monkeypatch.setattr(reproduce, "load_family", one_fewer)
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "reused from" not in capsys.readouterr().out
+    monkeypatch.setattr(reproduce, "load_family", loaded)
+    assert main(argv) == 0  # the saved runs are the original data's again
+    assert "reused from" not in capsys.readouterr().out
+
+
 def test_every_published_number_names_settings_the_papers_tables_run():
     papers = load_papers()
     tasks = plan(papers, None, list(HEADS))
