@@ -139,13 +139,10 @@ def load_family(task: Task, settings: ReproduceSettings) -> dict:
     return data
 
 
-def inputs_digest(encoder: str, layer: int, model, sentences: list[str], indexed: dict) -> str:
+def inputs_digest(encoder: str, revision: str, layer: int, sentences: list[str], indexed: dict) -> str:
     """What a saved run was trained and tested on besides the settings: the encoder `auto` resolved to (name,
-    weights, layer) and the family's data (its sentences and every split's instances)."""
-    from blm_models.encoders import encoder_revision_id, resolve_encoder_name
-
+    weights' revision, layer) and the family's data (its sentences and every split's instances)."""
     digest = hashlib.blake2b(digest_size=12)
-    revision = encoder_revision_id(resolve_encoder_name(encoder), None, model)
     digest.update(json.dumps([encoder, revision, layer, sentences], ensure_ascii=False).encode())
     for config in sorted(indexed):
         for name in sorted(indexed[config]):
@@ -167,7 +164,7 @@ def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> d
     from blm_eval.grid import aggregate, short_names, summarise_test
     from blm_models.configuration import BlmConfig
     from blm_models.data import SentenceIndex, answer_label_vocabulary
-    from blm_models.encoders import load_encoder
+    from blm_models.encoders import encoder_revision_id, load_encoder, resolve_encoder_name
     from blm_models.layer_embeddings import layer_tables
     from blm_models.stacked_heads import InstanceIndex, StackSettings, evaluate_stack, train_stack
 
@@ -179,10 +176,11 @@ def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> d
     indexed = {c: {name: InstanceIndex.from_indexed(index.index(part)) for name, part in parts.items()}
                for c, parts in data.items()}
     loaded = load_encoder(encoder)
-    inputs = inputs_digest(encoder, layer, loaded[0], index.sentences, indexed)
+    revision = encoder_revision_id(resolve_encoder_name(encoder), None, loaded[0])  # reads the weights: once
+    inputs = inputs_digest(encoder, revision, layer, index.sentences, indexed)
     embed_start = time.perf_counter()
     tables, layers, counts = layer_tables(index.sentences, encoder, [layer], settings.embedding_cache_dir,
-                                          batch_size=128, progress=False, loaded=loaded)
+                                          batch_size=128, progress=False, loaded=loaded, revision=revision)
     embed_seconds = time.perf_counter() - embed_start
     context_length = indexed[task.configs[0]]["train"].context.shape[1]
     config = BlmConfig(encoder_config=loaded[0].config, context_length=context_length, head=task.head,

@@ -87,16 +87,18 @@ def layer_tables(
     batch_size: int = 64,
     progress: bool = True,
     loaded: tuple | None = None,
+    revision: str | None = None,
 ) -> tuple[torch.Tensor, list[int], dict]:
     """Embeddings [len(layers), S, d] of `sentences` at each layer (default: every layer 0 … N), read from the
-    embedding cache or computed in one pass; returns (tables, layers, counts of cached/computed sentences)."""
+    embedding cache or computed in one pass; returns (tables, layers, counts of cached/computed sentences).
+    `revision` is the encoder's cache-key revision when the caller has it (else the weights are read for it)."""
     model, tokenizer = loaded or load_encoder(encoder)
     depth = encoder_depth(model)
     layers = list(range(depth + 1)) if layers is None else [depth if l == -1 else l for l in layers]
     bad = [l for l in layers if not 0 <= l <= depth]
     if bad:
         raise ValueError(f"layers {bad}: {encoder} has layers 0 (the input embeddings) to {depth}")
-    revision = encoder_revision_id(resolve_encoder_name(encoder), None, model)
+    revision = revision or encoder_revision_id(resolve_encoder_name(encoder), None, model)
     embedder = AllLayerEmbedder(model, tokenizer, pooling, max_length, batch_size, upto=max(layers, default=None))
     tables, computed = [], 0
     for layer in layers:
