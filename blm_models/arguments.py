@@ -14,6 +14,7 @@ from .configuration import HEADS, MARGIN_REDUCTIONS, POOLINGS, SCORES
 from .encoder_choice import apply_auto_encoder
 from .encoders import DEFAULT_ENCODER_ALIAS
 from .errors import UsageError
+from .precision import PrecisionChoice, choose_precision
 
 # The papers' training setting (002 §6.1 fn. 19, 004 fn. 6): Adam (AdamW without weight decay), lr 0.001,
 # batch 100, 120 epochs; 20% of train for model selection, evaluated every epoch. A checkpoint is written
@@ -152,7 +153,14 @@ class HeadArguments:
 
 @dataclass
 class BlmTrainingArguments(TrainingArguments):
-    """TrainingArguments plus what train.py decides about the output folder and resuming."""
+    """TrainingArguments plus what train.py decides about precision, the output folder and resuming."""
+
+    bf16: str = field(
+        default="auto", metadata={
+            "help": "bfloat16 autocast: auto (the default) where the hardware computes it natively (a GPU with bf16, "
+                    "a CPU with AMX or AVX512-BF16), else fp32; true or false to force it (metrics.json records the "
+                    "choice and why)",
+            "nargs": "?", "const": "true"})
 
     overwrite_output_dir: bool = field(
         default=False, metadata={"help": "replace the run already in --output_dir; the old one is kept in "
@@ -171,6 +179,8 @@ class BlmTrainingArguments(TrainingArguments):
                     "kept); 0 trains every --num_train_epochs, as the papers' fixed 120 epochs"})
 
     def __post_init__(self) -> None:
+        self.precision: PrecisionChoice = choose_precision(self.bf16, self.use_cpu)
+        self.bf16 = self.precision.bf16
         if self.bf16 and not self.use_cpu and not _has_accelerator():
             self.use_cpu = True  # bf16 autocast on the CPU (TrainingArguments refuses --bf16 without a GPU otherwise)
         super().__post_init__()

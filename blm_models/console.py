@@ -98,6 +98,13 @@ class QuietProgress(TrainerCallback):
             self.bar = None
 
 
+def precision_line(precision: Mapping | None) -> str:
+    """`fp32 (--bf16 auto: CPU has no native bfloat16 ...)`, from metrics.json's training.precision."""
+    if not precision:
+        return "unknown"
+    return f"{'bfloat16' if precision['bf16'] else 'fp32'} (--bf16 {precision['requested']}: {precision['reason']})"
+
+
 def summary(report: Mapping, metrics_path, card_path) -> str:
     """The few lines train.py ends with: test accuracy, picks per error class, where the results are."""
     test, validation = report["test"], report["validation"]
@@ -106,6 +113,7 @@ def summary(report: Mapping, metrics_path, card_path) -> str:
         f"test accuracy {test['accuracy']:.4f} on {test['instances']} instances "
         f"(validation {validation['accuracy']:.4f} on {validation['instances']})",
         f"picks per error class: {classes}",
+        f"precision: {precision_line(report['training'].get('precision'))}",
         f"metrics: {metrics_path}",
         f"model card: {card_path}",
     ]

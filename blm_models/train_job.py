@@ -44,6 +44,7 @@ from .errors import BlmError, DataError, report_errors
 from .finetune import cached_path_agrees, check_train_top_layers, frozen_state_table
 from .metrics import nest_metrics
 from .modeling import BlmModel
+from .precision import cpu_description
 from .run_folder import check_output_dir, discard_previous_run, set_aside_previous_run, write_atomically
 from .trainer import BlmTrainer, parameter_digest
 
@@ -128,6 +129,14 @@ def versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             found[package] = "not installed"
     return found
+
+
+def precision_record(training_args: TrainingArguments) -> dict:
+    """What --bf16 asked for, whether bfloat16 ran, and why (BlmTrainingArguments resolves `auto`)."""
+    choice = getattr(training_args, "precision", None)
+    if choice is not None:
+        return choice.as_dict()
+    return {"requested": str(training_args.bf16).lower(), "bf16": bool(training_args.bf16), "reason": "as passed"}
 
 
 def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state, device):
@@ -283,6 +292,11 @@ def _train(data_args, encoder_args, head_args, training_args, state, callbacks, 
     run = prepare_run(splits, data_args, encoder_args, head_args, training_args, state, callbacks)
     trainer, indexed, index = run.trainer, run.indexed, run.index
     use_quiet_console(trainer, training_args)
+    precision = precision_record(training_args)
+    logger.info("precision: %s (%s)", "bfloat16" if precision["bf16"] else "fp32", precision["reason"])
+    if precision["bf16"] and precision.get("native") is False:
+        logger.warning("--bf16 true on hardware without native bfloat16 runs emulated and slower than fp32; "
+                       "--bf16 auto (the default) picks fp32 here")
     if checkpoint is not None:
         check_resume_compatible(checkpoint, run.model.config, training_args.train_batch_size)
     if training_args.overwrite_output_dir and state.is_main_process:
@@ -301,7 +315,8 @@ def _train(data_args, encoder_args, head_args, training_args, state, callbacks, 
         "validation": {**nest_metrics(validation_metrics, "validation_"), "instances": len(indexed["validation"])},
         "training": {**train_result.metrics, "instances": len(indexed["train"]),
                      "best_checkpoint": trainer.state.best_model_checkpoint, "best_epoch": best_epoch(trainer.state),
-                     "early_stopping_patience": training_args.early_stopping_patience},
+                     "early_stopping_patience": training_args.early_stopping_patience,
+                     "precision": precision_record(training_args)},
         "data": {
             "dataset_config": data_args.dataset_config, "dataset_path": data_args.dataset_path,
             "test_dataset_config": data_args.test_dataset_config, "test_dataset_path": data_args.test_dataset_path,
@@ -314,6 +329,9 @@ def _train(data_args, encoder_args, head_args, training_args, state, callbacks, 
         },
         "distributed": {"world_size": state.num_processes, "parameter_digests": digests},
         "versions": versions(),
+        "hardware": {"cpu": cpu_description(),
+                     "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() and not training_args.use_cpu
+                     else None},
     }
     if state.is_main_process:
         card = write_model_card(training_args.output_dir, report)
