@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 # the README main job, less --dataset_config / --output_dir / --seed
 MAIN_JOB = ["--head", "ffnn", "--hidden_layer", "3", "--center_context", "true", "--train_encoder", "true",
             "--train_top_layers", "2", "--encoder_learning_rate", "3e-4", "--per_device_train_batch_size", "32",
-            "--num_train_epochs", "6", "--early_stopping_patience", "2"]
+            "--num_train_epochs", "6", "--early_stopping_patience", "2", "--group_by_lemma", "true"]
 
 
 def run_seed(config: str, seed: int, flags: list[str], output: Path, bf16: str) -> dict:

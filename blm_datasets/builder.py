@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import logging
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
 
 import datasets
 
 from blm_datasets.digest import files_digest, source_digest
 from blm_datasets.features import FEATURES
 from builders import registry
-from builders.generate import Options, generate
+from builders.generate import Options, SpilledShard, generate_split, plan_splits, read_shard, spill_split
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +28,9 @@ _CITATION = """\
   author={An, Aixiu and Jiang, Chunyang and Rodriguez, Maria A. and Nastase, Vivi and Merlo, Paola},
   booktitle={Proceedings of EACL}, year={2023}
 }"""
+
+
+STREAM_CHUNK = 1000  # records per shard of a streamed (not prepared) config
 
 
 class BlmConfig(datasets.BuilderConfig):
@@ -62,6 +69,7 @@ class BlmBuilder(datasets.GeneratorBasedBuilder):
             kwargs["dataset_name"] = "blm"
         super().__init__(*args, **kwargs)
         self._generation_num_proc = 1
+        self._spill_dir: Path | None = None
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
@@ -74,22 +82,33 @@ class BlmBuilder(datasets.GeneratorBasedBuilder):
 
     def download_and_prepare(self, *args, num_proc: int | None = None, **kwargs):
         self._generation_num_proc = num_proc or 1
-        return super().download_and_prepare(*args, num_proc=num_proc, **kwargs)
+        # instances are realised and checked into pickled chunks here, then read back shard by shard: peak memory
+        # does not grow with --size (a dict of every record did)
+        root = Path(self._cache_dir_root)
+        root.mkdir(parents=True, exist_ok=True)
+        self._spill_dir = Path(tempfile.mkdtemp(prefix=".blm-spill-", dir=root))
+        cleanup = weakref.finalize(self, shutil.rmtree, self._spill_dir, ignore_errors=True)
+        try:
+            return super().download_and_prepare(*args, num_proc=num_proc, **kwargs)
+        finally:
+            cleanup()
+            self._spill_dir = None
 
     def _split_generators(self, dl_manager):
         spec = registry.get_spec(self.config.name)
         opts = self.config.options
-        shards = max(1, self._generation_num_proc)
         out = []
-        for split, result in generate(spec, opts, num_proc=self._generation_num_proc, progress=False).items():
-            logger.info("%s %s: %d instances (%d planned)", spec.name, split, len(result.records), result.planned)
-            records = result.records
-            size = -(-len(records) // shards) if records else 1
-            chunks = [records[i:i + size] for i in range(0, len(records), size)] or [[]]
-            out.append(datasets.SplitGenerator(name=split, gen_kwargs={"chunks": chunks}))
+        for split, plans in plan_splits(spec, opts).items():
+            if self._spill_dir is None:  # as_streaming_dataset: no prepare step owns a spill folder; rows in memory
+                records = generate_split(spec, split, plans, opts, num_proc=self._generation_num_proc)
+                shards = [records[i:i + STREAM_CHUNK] for i in range(0, len(records), STREAM_CHUNK)]
+            else:
+                shards = spill_split((spec,), split, plans, opts, self._generation_num_proc, self._spill_dir)[0]
+            logger.info("%s %s: %d instances", spec.name, split, len(plans))
+            out.append(datasets.SplitGenerator(name=split, gen_kwargs={"shards": shards}))
         return out
 
-    def _generate_examples(self, chunks):
-        for chunk in chunks:
-            for record in chunk:
+    def _generate_examples(self, shards):
+        for shard in shards:
+            for record in read_shard(shard) if isinstance(shard, SpilledShard) else shard:
                 yield record["id"], record

@@ -125,6 +125,38 @@ def set_frozen_to_eval(encoder: nn.Module, top_layers: int) -> None:
         layer.train()
 
 
+# --- sentences of similar length together --------------------------------------------------------------------
+
+# A fine-tuning batch holds a few hundred unique sentences of 10-23 tokens: padded to the longest, about a third of
+# the tokens the trained layers compute are padding (agr_en_typeI, MiniLM). Run in length buckets instead, each
+# padded to its own longest: 1.36 -> 1.12 tokens computed per real token with 3 buckets of 370 sentences.
+MIN_BUCKET = 64
+MAX_BUCKETS = 4
+
+
+def length_buckets(attention_mask: torch.Tensor) -> list[tuple[torch.Tensor, int]]:
+    """Rows of a right-padded batch in buckets of similar length: (row positions, their longest length) each; one
+    bucket for small batches."""
+    lengths = attention_mask.sum(dim=1)
+    count = min(MAX_BUCKETS, max(1, len(lengths) // MIN_BUCKET))
+    order = torch.argsort(lengths, stable=True)
+    return [(rows, max(1, int(lengths[rows].max()))) for rows in order.chunk(count) if len(rows)]
+
+
+def embed_in_buckets(embed, states: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    """`embed(states, mask) -> [n, d]` over length buckets of the rows, back in the rows' order. `states` is token
+    states [N, T, d] or token ids [N, T]; positions past a row's length are padding, so each bucket is cut to its
+    own longest row and the result is that of one padded pass."""
+    buckets = length_buckets(attention_mask)
+    if len(buckets) == 1:
+        return embed(states, attention_mask)
+    parts = [embed(states[rows, :width], attention_mask[rows, :width]) for rows, width in buckets]
+    out = torch.empty((len(states), parts[0].shape[-1]), dtype=parts[0].dtype, device=parts[0].device)
+    for (rows, _), part in zip(buckets, parts):
+        out[rows.to(out.device)] = part
+    return out
+
+
 # --- the frozen layers run once ------------------------------------------------------------------------------
 
 

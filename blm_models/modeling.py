@@ -17,6 +17,7 @@ from .configuration import BlmConfig
 from .encoders import load_encoder, load_tokenizer, pool, prepare_tokenizer, token_states
 from .errors import BlmError
 from .finetune import (
+    embed_in_buckets,
     freeze_below_top_layers,
     run_top_layers,
     set_depth,
@@ -177,21 +178,28 @@ class BlmModel(PreTrainedModel):
         return self._tokenizer
 
     def embed_tokens(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        """Sentence embeddings [U, d] from token ids, pooled as the config says."""
+        """Sentence embeddings [U, d] from token ids, pooled as the config says (sentences run in length buckets)."""
         encoder = self.sentence_encoder()
         if encoder.device != input_ids.device:  # the frozen encoder is not a submodule, so .to() does not move it
             encoder.to(input_ids.device)
         layer = -1 if self.config.truncated_to is not None else self.config.hidden_layer
-        hidden = token_states(encoder, input_ids, attention_mask, layer)
-        return pool(hidden, attention_mask, self.config.pooling)
+
+        def embed(ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            return pool(token_states(encoder, ids, mask, layer), mask, self.config.pooling)
+
+        return embed_in_buckets(embed, input_ids, attention_mask)
 
     def embed_frozen_states(self, frozen_states: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         """Sentence embeddings [U, d] from the token states entering the trained top layers (computed once by the
-        frozen layers below them): the top layers run, then pooling."""
+        frozen layers below them): the top layers run, in length buckets, then pooling."""
         if self.encoder is None or not self.config.train_top_layers:
             raise ValueError("frozen_states need a fine-tuned encoder with train_top_layers > 0")
-        hidden = run_top_layers(self.encoder, frozen_states, attention_mask, self.config.train_top_layers)
-        return pool(hidden, attention_mask, self.config.pooling)
+
+        def embed(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            hidden = run_top_layers(self.encoder, states, mask, self.config.train_top_layers)
+            return pool(hidden, mask, self.config.pooling)
+
+        return embed_in_buckets(embed, frozen_states, attention_mask)
 
     def train(self, mode: bool = True) -> BlmModel:
         """Training mode, except for the frozen part of a fine-tuned encoder, which always runs as in evaluation."""

@@ -139,6 +139,15 @@ def precision_record(training_args: TrainingArguments) -> dict:
     return {"requested": str(training_args.bf16).lower(), "bf16": bool(training_args.bf16), "reason": "as passed"}
 
 
+def hardware_record(training_args: TrainingArguments) -> dict:
+    """The CPU (model, torch capability, native bfloat16 flags) and the GPU trained on, with its peak memory."""
+    gpu = None
+    if torch.cuda.is_available() and not training_args.use_cpu:
+        gpu = {"name": torch.cuda.get_device_name(),
+               "peak_memory_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2)}
+    return {"cpu": cpu_description(), "gpu": gpu}
+
+
 def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state, device):
     """Cached-embedding collator for a frozen encoder: every unique sentence embedded once (through the embedding
     cache), the encoder computing no layer above the pooled one."""
@@ -314,6 +323,7 @@ def _train(data_args, encoder_args, head_args, training_args, state, callbacks, 
         "test": {**nest_metrics(test_metrics, "test_"), "instances": len(indexed["test"])},
         "validation": {**nest_metrics(validation_metrics, "validation_"), "instances": len(indexed["validation"])},
         "training": {**train_result.metrics, "instances": len(indexed["train"]),
+                     "global_step": trainer.state.global_step,
                      "best_checkpoint": trainer.state.best_model_checkpoint, "best_epoch": best_epoch(trainer.state),
                      "early_stopping_patience": training_args.early_stopping_patience,
                      "precision": precision_record(training_args)},
@@ -329,9 +339,7 @@ def _train(data_args, encoder_args, head_args, training_args, state, callbacks, 
         },
         "distributed": {"world_size": state.num_processes, "parameter_digests": digests},
         "versions": versions(),
-        "hardware": {"cpu": cpu_description(),
-                     "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() and not training_args.use_cpu
-                     else None},
+        "hardware": hardware_record(training_args),
     }
     if state.is_main_process:
         card = write_model_card(training_args.output_dir, report)

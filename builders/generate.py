@@ -11,12 +11,16 @@ has exactly the size asked or a clear error, never fewer rows in silence.
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import multiprocessing
+import os
+import pickle
 import random
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
@@ -228,18 +232,20 @@ def _realise_chunk(job: Job) -> list[tuple[int, list[dict], list[tuple[str, list
     return out
 
 
-def _run(jobs: list[Job], num_proc: int, bar) -> list:
-    """Run jobs in this process or in ``num_proc`` forked workers; a dead worker fails at once."""
+def _run(jobs: list, num_proc: int, bar, label: str, worker: Callable[[Any], list] | None = None) -> list:
+    """Run ``worker`` (default ``_realise_chunk``) on each job in this process or in ``num_proc`` forked workers; a
+    dead worker fails at once."""
+    worker = worker or _realise_chunk
     results: list = []
     if num_proc <= 1 or len(jobs) <= 1:
         for job in jobs:
-            chunk = _realise_chunk(job)
+            chunk = worker(job)
             results += chunk
             bar.update(len(chunk))
         return results
     context = multiprocessing.get_context("fork")
     with concurrent.futures.ProcessPoolExecutor(num_proc, mp_context=context) as pool:
-        futures = [pool.submit(_realise_chunk, job) for job in jobs]
+        futures = [pool.submit(worker, job) for job in jobs]
         try:
             for future in concurrent.futures.as_completed(futures):
                 chunk = future.result()
@@ -248,42 +254,146 @@ def _run(jobs: list[Job], num_proc: int, bar) -> list:
         except BrokenProcessPool:
             for future in futures:
                 future.cancel()
-            names = ", ".join(spec.name for spec in jobs[0][0])
-            raise WorkerDied(f"{names} {jobs[0][1]}: a generation worker died (killed, or out of memory); "
+            raise WorkerDied(f"{label}: a generation worker died (killed, or out of memory); "
                              f"rerun with fewer --num-proc or more memory") from None
     return results
 
 
-def _generate_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], opts: Options,
-                    num_proc: int, progress: bool, check: Check | None) -> list[SplitOutput]:
+def _dedup_key(record: dict[str, Any]) -> bytes:
+    """Digest of what makes two instances the same: the context and the set of answers."""
+    key = repr((record["context"], sorted(record["answers"]))).encode()
+    return hashlib.blake2b(key, digest_size=16).digest()
+
+
+def _chunk_jobs(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], num_proc: int,
+                check: Check | None) -> list[Job]:
     check = check or (_default_check[0] if _default_check else None)
-    if not plans:
-        return [SplitOutput([], 0) for _ in specs]
     items = list(enumerate(plans))
     size = max(64, len(items) // (8 * max(num_proc, 1)) + 1)
-    jobs = [(specs, split, check, items[i:i + size]) for i in range(0, len(items), size)]
+    return [(specs, split, check, items[i:i + size]) for i in range(0, len(items), size)]
+
+
+def _order_golds(spec: ConfigSpec, split: str, opts: Options, indices: Sequence[int], sizes: Sequence[int],
+                 keys: Sequence[bytes], failures: Sequence[list[str]], record_of: Callable[[int], dict]) -> list[int]:
+    """Check the split's instances (index order) and give each its gold position: a failed check or a duplicate
+    raises GeneratorBug with the record (``record_of(position)``)."""
+    for position, failed in enumerate(failures):
+        if failed:
+            raise GeneratorBug(spec.name, failed, record_of(position))
+    seen: dict[bytes, int] = {}
+    for position, key in enumerate(keys):
+        if key in seen:
+            first = record_of(seen[key])["id"]
+            raise GeneratorBug(spec.name, [f"duplicate of {first}"], record_of(position))
+        seen[key] = position
+    return gold_positions(sizes, random.Random(f"{opts.seed}:{spec.name}:{split}:gold"))
+
+
+def _place(spec: ConfigSpec, split: str, opts: Options, index: int, record: dict[str, Any], position: int) -> dict:
+    return place_gold(record, position, random.Random(f"{opts.seed}:{spec.name}:{split}:{index}"))
+
+
+def _generate_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], opts: Options,
+                    num_proc: int, progress: bool, check: Check | None) -> list[SplitOutput]:
+    if not plans:
+        return [SplitOutput([], 0) for _ in specs]
+    jobs = _chunk_jobs(specs, split, plans, num_proc, check)
     names = " + ".join(spec.name for spec in specs)
-    bar = tqdm(total=len(items), desc=f"{names} {split}", unit="inst", disable=not progress, leave=False)
+    bar = tqdm(total=len(plans), desc=f"{names} {split}", unit="inst", disable=not progress, leave=False)
     try:
-        results = sorted(_run(jobs, num_proc, bar), key=lambda r: r[0])
+        results = sorted(_run(jobs, num_proc, bar, f"{', '.join(spec.name for spec in specs)} {split}"),
+                         key=lambda r: r[0])
     finally:
         bar.close()
-    outputs = [SplitOutput([], len(plans)) for _ in specs]
+    outputs = []
     for k, spec in enumerate(specs):
         records = [result[1][k] for result in results]
-        positions = gold_positions([len(r["answers"]) for r in records],
-                                   random.Random(f"{opts.seed}:{spec.name}:{split}:gold"))
-        seen: dict[tuple, str] = {}
-        for (index, _, failures), record, position in zip(results, records, positions):
-            if failures[k][1]:
-                raise GeneratorBug(spec.name, failures[k][1], record)
-            key = (tuple(record["context"]), tuple(sorted(record["answers"])))
-            if key in seen:
-                raise GeneratorBug(spec.name, [f"duplicate of {seen[key]}"], record)
-            seen[key] = record["id"]
-            rng = random.Random(f"{opts.seed}:{spec.name}:{split}:{index}")
-            outputs[k].records.append(place_gold(record, position, rng))
+        positions = _order_golds(spec, split, opts, [r[0] for r in results], [len(r["answers"]) for r in records],
+                                 [_dedup_key(r) for r in records], [r[2][k][1] for r in results],
+                                 records.__getitem__)
+        placed = [_place(spec, split, opts, result[0], record, position)
+                  for result, record, position in zip(results, records, positions)]
+        outputs.append(SplitOutput(placed, len(plans)))
     return outputs
+
+
+# --- streaming: records realised once, spilled to disk in chunks, read back shard by shard -------------------
+
+
+@dataclass(frozen=True)
+class SpilledShard:
+    """One chunk of a split's instances on disk, with the gold position of each (what a reader needs)."""
+
+    spec: ConfigSpec
+    split: str
+    opts: Options
+    path: str
+    positions: tuple[int, ...]
+
+
+def _spill_chunk(job: tuple[Job, str]) -> list[tuple[int, list[int], list[bytes], list[list[str]]]]:
+    """Worker: realise and check a chunk, write each spec's records to ``{prefix}-{k}.pickle``, and return only
+    what ordering needs: (index, answer-set sizes, dedup keys, failures) per instance."""
+    (specs, split, check, items), prefix = job
+    results = _realise_chunk((specs, split, check, items))
+    for k in range(len(specs)):
+        _write_pickle(Path(f"{prefix}-{k}.pickle"), [(index, records[k]) for index, records, _ in results])
+    return [(index, [len(r["answers"]) for r in records], [_dedup_key(r) for r in records],
+             [failed for _, failed in failures]) for index, records, failures in results]
+
+
+def _write_pickle(path: Path, value: Any) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "wb") as handle:
+        pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(temporary, path)
+
+
+def spill_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], opts: Options, num_proc: int,
+                directory: Path, check: Check | None = None, progress: bool = False) -> list[list[SpilledShard]]:
+    """Realise and check a split's plans into pickled chunks under ``directory`` (memory flat in the split's size),
+    then order the golds; per spec, the shards whose records ``read_shard`` yields in index order. The rows are
+    those ``generate`` returns for the same options."""
+    if not plans:
+        return [[] for _ in specs]
+    jobs = _chunk_jobs(specs, split, plans, num_proc, check)
+    prefixes = [str(directory / f"{specs[0].name}-{split}-{number:05d}") for number in range(len(jobs))]
+    bar = tqdm(total=len(plans), desc=f"{specs[0].name} {split}", unit="inst", disable=not progress, leave=False)
+    try:
+        summaries = _run(list(zip(jobs, prefixes)), num_proc, bar,
+                         f"{', '.join(spec.name for spec in specs)} {split}", worker=_spill_chunk)
+    finally:
+        bar.close()
+    by_index = sorted(summaries, key=lambda r: r[0])
+    bounds = [(prefix, job[3][0][0], job[3][-1][0] + 1) for prefix, job in zip(prefixes, jobs)]
+    out = []
+    for k, spec in enumerate(specs):
+        def record_of(position: int, k: int = k) -> dict:
+            prefix = next(prefix for prefix, start, stop in bounds if start <= position < stop)
+            return dict(_read_pickle(f"{prefix}-{k}.pickle"))[position]
+
+        positions = _order_golds(spec, split, opts, [r[0] for r in by_index], [r[1][k] for r in by_index],
+                                 [r[2][k] for r in by_index], [r[3][k] for r in by_index], record_of)
+        out.append([SpilledShard(spec, split, opts, f"{prefix}-{k}.pickle", tuple(positions[start:stop]))
+                    for prefix, start, stop in bounds])
+    return out
+
+
+def _read_pickle(path: str) -> Any:
+    with open(path, "rb") as handle:
+        return pickle.load(handle)
+
+
+def read_shard(shard: SpilledShard) -> Iterator[dict[str, Any]]:
+    """The shard's records, golds placed, in index order."""
+    for (index, record), position in zip(_read_pickle(shard.path), shard.positions):
+        yield _place(shard.spec, shard.split, shard.opts, index, record, position)
+
+
+def generate_split(spec: ConfigSpec, split: str, plans: list[Hashable], opts: Options, num_proc: int = 1,
+                   check: Check | None = None) -> list[dict[str, Any]]:
+    """The records of one split of a config, from its plans (``plan_splits``), in memory."""
+    return _generate_split((spec,), split, plans, opts, num_proc, False, check)[0].records
 
 
 def generate(spec: ConfigSpec, opts: Options = Options(), num_proc: int = 1, progress: bool = True,

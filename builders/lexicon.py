@@ -42,30 +42,38 @@ class Items(list):
     source: str | None = None
 
 
-class _LineLoader(yaml.SafeLoader):
-    source: str | None = None
+def line_loader(base: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)) -> type:
+    """A safe YAML loader whose mappings and sequences remember file and line, and which rejects duplicate keys.
+    The default base is libyaml's parser (C), which keeps the line marks and is several times faster than the
+    pure-Python one (benchmarks/bench_lexicons.py)."""
 
-    def construct_mapping(self, node, deep=False):  # noqa: D102 - yaml hook
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if isinstance(key, (str, int, float, bool)) and key in seen:
-                raise LexiconError(self.source, key_node.start_mark.line + 1, f"key {key!r}",
-                                   f"duplicate key (first at line {seen[key]}); YAML would keep only the later one")
-            if isinstance(key, (str, int, float, bool)):
-                seen[key] = key_node.start_mark.line + 1
-        entry = Entry(super().construct_mapping(node, deep=deep))
-        entry.line, entry.source, entry.key_lines = node.start_mark.line + 1, self.source, seen
-        return entry
+    class LineLoader(base):
+        source: str | None = None
 
-    def construct_sequence(self, node, deep=False):  # noqa: D102 - yaml hook
-        items = Items(super().construct_sequence(node, deep=deep))
-        items.line, items.source = node.start_mark.line + 1, self.source
-        return items
+        def construct_mapping(self, node, deep=False):  # noqa: D102 - yaml hook
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if isinstance(key, (str, int, float, bool)) and key in seen:
+                    raise LexiconError(self.source, key_node.start_mark.line + 1, f"key {key!r}",
+                                       f"duplicate key (first at line {seen[key]}); YAML would keep only the later one")
+                if isinstance(key, (str, int, float, bool)):
+                    seen[key] = key_node.start_mark.line + 1
+            entry = Entry(super().construct_mapping(node, deep=deep))
+            entry.line, entry.source, entry.key_lines = node.start_mark.line + 1, self.source, seen
+            return entry
+
+        def construct_sequence(self, node, deep=False):  # noqa: D102 - yaml hook
+            items = Items(super().construct_sequence(node, deep=deep))
+            items.line, items.source = node.start_mark.line + 1, self.source
+            return items
+
+    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, LineLoader.construct_mapping)
+    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, LineLoader.construct_sequence)
+    return LineLoader
 
 
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_mapping)
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _LineLoader.construct_sequence)
+_LineLoader = line_loader()
 
 
 def read_text(path: Path | str, what: str = "file") -> str:

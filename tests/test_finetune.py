@@ -26,6 +26,7 @@ from blm_models.finetune import (
     cached_path_agrees,
     frozen_state_table,
     layer_stack,
+    length_buckets,
     truncate_encoder,
     truncation_depth,
 )
@@ -138,6 +139,48 @@ def test_top_layers_on_cached_frozen_states_give_the_same_scores_and_gradients_a
     assert torch.allclose(results[0][0], results[1][0], atol=1e-5)
     assert torch.allclose(results[0][1], results[1][1], atol=1e-5)
     assert model.encoder.encoder.layer[0].output.dense.weight.grad is None
+
+
+def test_length_buckets_cover_every_row_once_and_group_similar_lengths():
+    lengths = torch.tensor([5, 1, 9, 3] * 50)
+    mask = (torch.arange(9).unsqueeze(0) < lengths.unsqueeze(1)).long()
+    buckets = length_buckets(mask)
+    assert len(buckets) == 3  # 200 rows: one bucket per 64, at most 4
+    rows = torch.cat([rows for rows, _ in buckets])
+    assert sorted(rows.tolist()) == list(range(200))
+    widths = [width for _, width in buckets]
+    assert widths == sorted(widths) and widths[0] < 9 and widths[-1] == 9
+    assert all(int(lengths[rows].max()) == width for rows, width in buckets)
+    assert len(length_buckets(mask[:100])) == 1
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_sentences_run_in_length_buckets_give_the_padded_pass_s_embeddings_and_gradients(tiny_encoder_dir, cached,
+                                                                                          monkeypatch):
+    encoder, tokenizer = load_encoder(str(tiny_encoder_dir))
+    encoder.config.hidden_dropout_prob = encoder.config.attention_probs_dropout_prob = 0.0
+    torch.manual_seed(0)
+    model = BlmModel.from_encoder(encoder, tokenizer=tokenizer, train_encoder=True, hidden_layer=2,
+                                  train_top_layers=1, context_length=7)
+    words = "the cat dog house red blue runs sleeps quickly near old".split()
+    rng = __import__("random").Random(0)
+    sentences = sorted({" ".join(rng.choices(words, k=rng.randint(2, 12))) for _ in range(300)})
+    model.train()
+    results = []
+    for buckets in (4, 1):
+        monkeypatch.setattr("blm_models.finetune.MAX_BUCKETS", buckets)
+        model.zero_grad()
+        if cached:
+            table = frozen_state_table(model.encoder, tokenizer, sentences, 1, 128)
+            states, mask = table.gather(torch.arange(len(sentences)))
+            embeddings = model.embed_frozen_states(states, mask)
+        else:
+            encoded = tokenizer(sentences, padding=True, return_tensors="pt")
+            embeddings = model.embed_tokens(encoded["input_ids"], encoded["attention_mask"])
+        (embeddings * torch.linspace(-1, 1, embeddings.shape[-1])).sum().backward()
+        results.append((embeddings.detach(), model.encoder.encoder.layer[1].output.dense.weight.grad.clone()))
+    assert torch.allclose(results[0][0], results[1][0], atol=1e-5)
+    assert torch.allclose(results[0][1], results[1][1], atol=1e-4)
 
 
 def test_train_py_fine_tunes_only_the_top_layer_on_cached_frozen_states(tmp_path, small_agreement_dir,

@@ -93,3 +93,24 @@ def test_spellcheck_rejects_a_misspelling():
         assert rejected(["ordinateur", "ordinatuer"], "fr") == {"ordinatuer"}
     except SpellcheckUnavailable as err:  # pragma: no cover - CI installs the dictionaries
         pytest.fail(str(err))
+
+
+def test_the_libyaml_loader_gives_the_pure_python_loader_s_data_and_lines():
+    from builders.lexicon import line_loader
+
+    path = agr_lexicon.HERE / "lexicons" / "fr.yaml"
+    parsed = []
+    for base in (yaml.SafeLoader, yaml.CSafeLoader):
+        loader = line_loader(base)(path.read_text(encoding="utf-8"))
+        parsed.append(loader.get_single_data())
+        loader.dispose()
+    python, libyaml = parsed
+    assert python == libyaml
+    seeds = [(seed.line, seed.key_lines) for seed in python["seeds"]], [(s.line, s.key_lines) for s in libyaml["seeds"]]
+    assert seeds[0] == seeds[1] and seeds[0][0][0] > 1
+
+
+def test_a_duplicate_key_is_located_by_the_libyaml_loader(tmp_path):
+    path = _write(tmp_path, "seeds:\n  - id: a\n    id: b\n")
+    with pytest.raises(LexiconError, match=r"en.yaml:3: key 'id': duplicate key \(first at line 2\)"):
+        load_yaml(path)
