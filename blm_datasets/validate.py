@@ -38,7 +38,7 @@ def _lexical_type_ok(record: Mapping[str, Any], spec: ConfigSpec) -> bool:
     return _context_overlap_ok(tuple(record["context"]), spec.iso, spec.lexical_type, spec.phenomenon, spec.language)
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@functools.lru_cache(maxsize=1 << 10)  # a config and its twin check the same contexts one after the other
 def _context_overlap_ok(context: tuple[str, ...], iso: str, lexical_type: str, phenomenon: str, language: str) -> bool:
     """The lexical-type check of one context (cached: a config and its twin share their contexts)."""
     spec = ConfigSpec(phenomenon, language, lexical_type)
@@ -53,7 +53,7 @@ def _context_overlap_ok(context: tuple[str, ...], iso: str, lexical_type: str, p
     return all(jaccard(a, b) >= gen.type_i_min_jaccard for a, b in pairs)
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@functools.lru_cache(maxsize=1 << 10)  # a config and its twin check the same contexts one after the other
 def _chunks_match(chunks: tuple[tuple[str, ...], ...], context: tuple[str, ...]) -> bool:
     return all(_SQUASH.sub("", " ".join(c)) == _SQUASH.sub("", text) for c, text in zip(chunks, context))
 

@@ -21,6 +21,9 @@ from builders.answers import Answer, balanced_answers, paper_answers
 from builders.base import LEXICAL_TYPES, Candidate, ConfigSpec, Instance, Matrix, Sentence
 from builders.rules import RuleBook
 
+# realised sentences kept per generator (cleared when full): enough for every sentence of a type I config and the
+# recurring ones of type II/III, small enough that generation memory stays flat in --size (README, Speed)
+SENTENCE_CACHE = 1 << 15
 
 class _FromTemplate:
     """A class-level attribute read from the phenomenon's template (``Generator.description``)."""
@@ -181,7 +184,7 @@ class Generator:
             pass
         except TypeError:
             return self.sentence(words, step, template)
-        if len(self._sentence_cache) > 1 << 17:
+        if len(self._sentence_cache) > SENTENCE_CACHE:
             self._sentence_cache.clear()
         sentence = self._sentence_cache[key] = self.sentence(words, step, template)
         return sentence

@@ -178,6 +178,8 @@ def test_the_console_shows_one_bar_and_a_summary_not_a_dictionary_per_step(tmp_p
         f"test accuracy {report['test']['accuracy']:.4f} on 30 instances "
         f"(validation {report['validation']['accuracy']:.4f} on 16)",
         "picks per error class: " + " ".join(f"{k} {v}" for k, v in report["test"]["picks_per_class"].items()),
+        f"precision: {'bfloat16' if report['training']['precision']['bf16'] else 'fp32'} (--bf16 auto: "
+        f"{report['training']['precision']['reason']})",
         f"metrics: {tmp_path / 'out' / 'metrics.json'}",
         f"model card: {tmp_path / 'out' / 'README.md'}",
     ]
@@ -194,5 +196,7 @@ def test_log_level_info_shows_the_trainer_logs(tmp_path, capsys, clean, small_ag
 
 
 def test_metrics_json_keeps_its_sections(clean):
-    assert list(clean[1]) == ["test", "validation", "training", "data", "config", "distributed", "versions"]
+    assert list(clean[1]) == ["test", "validation", "training", "data", "config", "distributed", "versions",
+                              "hardware"]
+    assert clean[1]["hardware"]["cpu"]["torch_capability"] and clean[1]["training"]["precision"]["requested"] == "auto"
     assert torch.isfinite(torch.tensor(clean[1]["training"]["train_loss"]))

@@ -155,7 +155,7 @@ class AgrAdapter(Adapter):
                               else (gen._visible_slots(i, clause)[0], 0) for i in range(8))
                 for balanced in (False, True):
                     spec = ConfigSpec("agr", self.language, "II", "", balanced)
-                    inst = gen.realise(spec, (clause, 0, self.seed["id"], swaps))
+                    inst = gen.realise(spec, gen.type2_plan(clause, 0, self.seed["id"], swaps))
                     failures = check_record(to_record(spec, inst, "augment", 0, rng), spec)
                     if failures:
                         return f"{spec.name}: validator checks failed: {', '.join(failures)}"

@@ -137,10 +137,16 @@ class AgrGenerator(Generator):
         for i in range(8):
             slot = rng.choice(self._visible_slots(i, clause))
             swaps.append((slot, rng.randrange(len(self._pool(seed, slot)))))
-        plan = clause, rng.randrange(len(self.variants_)), seed, tuple(swaps)
+        plan = self.type2_plan(clause, rng.randrange(len(self.variants_)), seed, swaps)
         context = self.context(self.matrix(ConfigSpec("agr", self.language, "II"), plan))
         stems = [morphology.content_stems(sentence.text, self.language) for sentence in context]
         return plan if type_ii_overlap_ok(stems) else None
+
+    @staticmethod
+    def type2_plan(clause: str, variant: int, seed: str, swaps: Sequence[tuple[str, int]]) -> Hashable:
+        """A type II plan: the swaps (slot, index) of the eight sentences kept flat, since a plan is held per
+        instance while a config is generated (eight pair tuples would cost 450 bytes more each)."""
+        return clause, variant, seed, tuple(part for swap in swaps for part in swap)
 
     def _plan_type3(self, lemmas: Sequence[str], rng: random.Random) -> Hashable | None:
         """Eight sentences from eight seeds, none sharing a content word (builders.sampling)."""
@@ -196,18 +202,14 @@ class AgrGenerator(Generator):
             materials = (self.base_material(seed),) * 8
         elif spec.lexical_type == "II":
             clause, variant, seed, swaps = plan
-            materials = tuple(self.swapped(seed, swap) for swap in swaps)
+            materials = tuple(self.swapped(seed, swap) for swap in zip(swaps[::2], swaps[1::2]))
         else:
             clause, variant, sentences = plan
             materials = tuple(self._material3(*s) for s in sentences)
         return Matrix(clause, self.variants_[variant].steps(), materials, materials[ANSWER].seed)
 
     def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
-        return self._sentence(words, step, template)
-
-    @functools.lru_cache(maxsize=1 << 16)
-    def _sentence(self, material: Material, step: rules.Step, clause: str) -> Sentence:
-        return self.realiser(material, step, clause)
+        return self.realiser(words, step, template)  # cached by the framework (Generator.realised)
 
     def sequences(self):
         for clause in self.clauses:

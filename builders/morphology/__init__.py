@@ -52,7 +52,7 @@ def _stem(token: str, width: int) -> str:
     return folded.removesuffix("s")[:width]
 
 
-@functools.lru_cache(maxsize=1 << 18)
+@functools.lru_cache(maxsize=1 << 15)  # bounded so that generation memory stays flat in --size
 def content_stems(sentence: str, code: str) -> frozenset[str]:
     """Crude content-lemma proxies: non-function words, accents folded, final -s dropped, cut short.
 
