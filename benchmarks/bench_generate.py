@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from blm_datasets.validate import check_record
 from builders import registry
 from builders.base import SourceUnavailable
 from builders.generate import Options, generate
@@ -26,7 +25,7 @@ def main() -> None:
         t = time.perf_counter()
         try:
             out = generate(registry.get_spec(name), Options(size=args.size), num_proc=args.num_proc,
-                           progress=False, check=check_record)
+                           progress=False)
         except SourceUnavailable as err:
             print(f"{name:32s} skipped: {err}")
             continue

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from blm_datasets.features import FEATURES
-from blm_datasets import validate as _validate  # noqa: F401 - registers the validator as generation's check
 from blm_datasets.hub_hook import install as _install_hook
 from builders import registry
 

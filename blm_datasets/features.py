@@ -1,11 +1,11 @@
-"""The BLM record (SPEC §2), declared once and shared by every config."""
+"""The BLM record's Hugging Face features (SPEC §2), shared by every config; its fields and answer values are
+``builders.record``'s."""
 
 from __future__ import annotations
 
 import datasets
 
-ERROR_CLASSES = ("CORRECT", "SEQUENCE", "GRAMMAR")
-GOLD_LABEL = "Correct"
+from builders.record import COLUMNS, ERROR_CLASSES, GOLD_LABEL  # noqa: F401 - re-exported with FEATURES
 
 FEATURES = datasets.Features(
     {
@@ -26,4 +26,5 @@ FEATURES = datasets.Features(
     }
 )
 
-COLUMNS = tuple(FEATURES)
+if tuple(FEATURES) != COLUMNS:
+    raise ImportError(f"blm_datasets.features and builders.record list other fields: {tuple(FEATURES)} vs {COLUMNS}")

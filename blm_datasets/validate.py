@@ -1,93 +1,21 @@
-"""The validator: SPEC §2 invariants checked on every row, independently of the generator.
-
-It reads only the record and the template's declared sequences (``next_patterns``), never the
-generator's internal state, so a generator bug cannot hide itself.
+"""The validator over whole datasets: the record checks of ``builders.checks`` (which generation runs on every
+instance it makes) counted per check, plus what only a whole split shows: unique ids and uniform gold positions.
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from builders import morphology, registry
-from builders.generate import set_default_check
+from builders import lexical_types, morphology
 from builders.base import ConfigSpec
-from blm_datasets.features import COLUMNS, ERROR_CLASSES, GOLD_LABEL
-
-CHECKS = (
-    "schema", "one_gold", "lengths", "distinct_answers", "answer_not_in_context", "chunks_match",
-    "gold_is_next_step", "lexical_type",
-)
-_SQUASH = re.compile(r"[\W_]+", re.UNICODE)
-
-
-def jaccard(a: frozenset, b: frozenset) -> float:
-    return len(a & b) / len(a | b) if a | b else 1.0
+from builders.checks import CHECKS, check_record
 
 
 def pairwise_jaccard(sentences: Iterable[str], language: str) -> list[float]:
-    stems = [morphology.content_stems(s, language) for s in sentences]
-    return [jaccard(a, b) for a, b in itertools.combinations(stems, 2)]
-
-
-def _lexical_type_ok(record: Mapping[str, Any], spec: ConfigSpec) -> bool:
-    return _context_overlap_ok(tuple(record["context"]), spec.iso, spec.lexical_type, spec.phenomenon, spec.language)
-
-
-@functools.lru_cache(maxsize=1 << 10)  # a config and its twin check the same contexts one after the other
-def _context_overlap_ok(context: tuple[str, ...], iso: str, lexical_type: str, phenomenon: str, language: str) -> bool:
-    """The lexical-type check of one context (cached: a config and its twin share their contexts)."""
-    spec = ConfigSpec(phenomenon, language, lexical_type)
-    stems = [morphology.content_stems(s, iso) for s in context]
-    pairs = list(itertools.combinations(stems, 2))
-    if spec.lexical_type == "III":
-        return all(not (a & b) for a, b in pairs)
-    if spec.lexical_type == "II":  # same seed, words vary: overlap well above type III's zero
-        scores = [jaccard(a, b) for a, b in pairs]
-        return sum(scores) / len(scores) >= 0.2 and min(scores) < 1
-    gen = registry.generator(spec.phenomenon, spec.language)
-    return all(jaccard(a, b) >= gen.type_i_min_jaccard for a, b in pairs)
-
-
-@functools.lru_cache(maxsize=1 << 10)  # a config and its twin check the same contexts one after the other
-def _chunks_match(chunks: tuple[tuple[str, ...], ...], context: tuple[str, ...]) -> bool:
-    return all(_SQUASH.sub("", " ".join(c)) == _SQUASH.sub("", text) for c, text in zip(chunks, context))
-
-
-def check_record(record: Mapping[str, Any], spec: ConfigSpec) -> list[str]:
-    """Names of the checks this record fails (empty list = valid)."""
-    if set(record) != set(COLUMNS):
-        return ["schema"]
-    failed = []
-    answers, labels, classes = record["answers"], record["answer_labels"], record["answer_error_classes"]
-    patterns, gold = record["answer_patterns"], record["label"]
-    gen = registry.generator(spec.phenomenon, spec.language)
-    n_ctx = len(record["context"])
-    if not (
-        n_ctx == gen.context_size == len(record["context_patterns"]) == len(record["context_chunks"])
-        and len(answers) == len(labels) == len(classes) == len(patterns) >= 2
-        and 0 <= gold < len(answers)
-    ):
-        return ["lengths"]
-    if (labels.count(GOLD_LABEL) != 1 or classes.count("CORRECT") != 1 or labels[gold] != GOLD_LABEL
-            or classes[gold] != "CORRECT" or not set(classes) <= set(ERROR_CLASSES)):
-        failed.append("one_gold")
-    if len(set(answers)) != len(answers):
-        failed.append("distinct_answers")
-    if set(answers) & set(record["context"]):
-        failed.append("answer_not_in_context")
-    if not _chunks_match(tuple(map(tuple, record["context_chunks"])), tuple(record["context"])):
-        failed.append("chunks_match")
-    expected = gen.next_patterns(spec, record["template"], record["context_patterns"])
-    if len(expected) != 1 or patterns[gold] not in expected or patterns.count(patterns[gold]) != 1:
-        failed.append("gold_is_next_step")
-    if not _lexical_type_ok(record, spec):
-        failed.append("lexical_type")
-    return failed
+    """Content-stem Jaccard of every pair of sentences (the overlap the lexical types are defined by)."""
+    return lexical_types.pair_scores([morphology.content_stems(s, language) for s in sentences])
 
 
 def gold_position_pvalue(labels: Iterable[int], sizes: Iterable[int]) -> float:
@@ -120,5 +48,3 @@ def validate_rows(rows: Iterable[Mapping[str, Any]], spec: ConfigSpec) -> dict[s
     return {"rows": n, "failures": {c: failures.get(c, 0) for c in (*CHECKS, "unique_ids", "gold_position_uniform")},
             "gold_position_pvalue": pvalue}
 
-
-set_default_check(check_record)  # every generation path validates each instance it makes

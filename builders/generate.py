@@ -3,9 +3,9 @@
 Generation is deterministic for a seed: plans come from a RNG keyed on the seed and the config
 name, and a config's ``_balanced`` twin shares its plans (same contexts, other answer set; see
 :func:`generate_with_twin`, which realises each context once for both). Every record goes through
-the ``check`` function the caller passes (the validator, ``blm_datasets.validate.check_record``):
-a failing or duplicate instance is a generator bug and raises :class:`GeneratorBug`, so a config
-has exactly the size asked or a clear error, never fewer rows in silence.
+the record checks (``builders.checks.check_record``, or the ``check`` a caller passes instead): a
+failing or duplicate instance is a generator bug and raises :class:`GeneratorBug`, so a config has
+exactly the size asked or a clear error, never fewer rows in silence.
 """
 
 from __future__ import annotations
@@ -27,16 +27,10 @@ from tqdm.auto import tqdm
 
 from builders import registry
 from builders.base import ConfigSpec, GeneratorBug, ImpossibleSize, Instance
+from builders.checks import check_record
 
 SPLIT_MODES = ("lemma", "random")
 Check = Callable[[dict, ConfigSpec], list[str]]
-_default_check: list[Check] = []
-
-
-def set_default_check(check: Check) -> None:
-    """The check used when a caller passes none (``blm_datasets.validate`` registers the validator
-    on import, so every generation path validates without builders importing it)."""
-    _default_check[:] = [check]
 
 
 class WorkerDied(RuntimeError):
@@ -267,7 +261,7 @@ def _dedup_key(record: dict[str, Any]) -> bytes:
 
 def _chunk_jobs(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], num_proc: int,
                 check: Check | None) -> list[Job]:
-    check = check or (_default_check[0] if _default_check else None)
+    check = check or check_record
     items = list(enumerate(plans))
     size = max(64, len(items) // (8 * max(num_proc, 1)) + 1)
     return [(specs, split, check, items[i:i + size]) for i in range(0, len(items), size)]
@@ -398,7 +392,7 @@ def generate_split(spec: ConfigSpec, split: str, plans: list[Hashable], opts: Op
 
 def generate(spec: ConfigSpec, opts: Options = Options(), num_proc: int = 1, progress: bool = True,
              check: Check | None = None) -> dict[str, SplitOutput]:
-    """Every split of a config, each instance checked with ``check`` (the validator)."""
+    """Every split of a config, each instance checked (``builders.checks``, or ``check`` instead)."""
     plans = plan_splits(spec, opts)
     return {split: _generate_split((spec,), split, p, opts, num_proc, progress, check)[0]
             for split, p in plans.items()}

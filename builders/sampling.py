@@ -95,18 +95,6 @@ def disjoint_lemmas(lemmas: Sequence[str], n: int, rng: random.Random,
     return (chosen + [lemma for lemma in order if lemma not in chosen])[:n]
 
 
-TYPE_II_MIN_MEAN = 0.22   # the validator asks for a mean pairwise Jaccard >= 0.2 in type II; a margin
-
-
-def type_ii_overlap_ok(stems: Sequence[frozenset[str]], minimum: float = TYPE_II_MIN_MEAN) -> bool:
-    """Type II contexts share words but are not one sentence repeated: mean pairwise content-stem
-    Jaccard at least ``minimum`` and no pair identical (checked while planning; the validator
-    checks the same property independently on every record)."""
-    scores = [len(a & b) / len(a | b) if a | b else 1.0
-              for i, a in enumerate(stems) for b in stems[i + 1:]]
-    return bool(scores) and sum(scores) / len(scores) >= minimum and min(scores) < 1
-
-
 class StemMasks:
     """Content stems as bits of an integer, so type III fillers compare sets with one ``&``."""
 

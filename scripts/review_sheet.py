@@ -3,7 +3,6 @@
 import argparse
 from pathlib import Path
 
-import blm_datasets  # noqa: F401 - registers the validator as generation's check
 from blm_datasets import review
 from builders import registry
 from builders.generate import Options, generate

@@ -8,7 +8,6 @@ import functools
 import pytest
 import yaml
 
-import blm_datasets  # noqa: F401 - registers the validator as generation's check
 from builders import morphology, registry
 from builders.agr import lexicon
 from builders.agr.rules import FLIP, RULES, Step

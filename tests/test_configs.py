@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import blm_datasets  # noqa: F401 - registers the validator as generation's check
-from blm_datasets.validate import check_record, validate_rows
+from blm_datasets.validate import validate_rows
+from builders.checks import check_record
 from builders import registry
 from builders.generate import Options, generate, generate_with_twin
 

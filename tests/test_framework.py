@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import blm_datasets  # noqa: F401 - registers the validator as generation's check
-from blm_datasets.validate import check_record, validate_rows
+from blm_datasets.validate import validate_rows
+from builders.checks import check_record
 from builders import generate as generation
 from builders import registry, template
 from builders.answers import balanced_answers, paper_answers
@@ -172,6 +172,56 @@ def test_a_failing_check_is_a_generator_bug_with_the_instance():
         generate(registry.get_spec("agr_en_typeI"), Options(size=20), progress=False, check=strict)
     assert "fails made_up_check (a generator bug" in str(err.value)
     assert "  1. " in str(err.value) and "*" in str(err.value)
+
+
+FRESH_INTERPRETER = """
+import dataclasses
+import sys
+from builders import registry
+from builders.base import GeneratorBug
+from builders.generate import Options, generate
+
+gen = registry.generator("agr", "en")
+realise = type(gen).realise
+
+
+def leaky(self, spec, plan):  # a planted generator bug: the gold answer repeats a context sentence
+    instance = realise(self, spec, plan)
+    instance.candidates[0] = dataclasses.replace(instance.candidates[0], sentence=instance.context[0])
+    return instance
+
+
+type(gen).realise = leaky
+try:
+    generate(registry.get_spec("agr_en_typeI"), Options(size=20), progress=False)
+except GeneratorBug as bug:
+    print("caught:", "answer_not_in_context" in str(bug), "blm_datasets" in sys.modules)
+"""
+
+
+def test_generation_checks_every_record_without_importing_blm_datasets():
+    """No registration by import: a fresh interpreter that imports only builders still checks each record."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", FRESH_INTERPRETER], capture_output=True, text=True,
+                          cwd=Path(__file__).parents[1], timeout=120)
+    assert done.stdout.strip() == "caught: True False", done.stderr[-2000:]
+
+
+def test_planners_and_checks_share_one_definition_of_the_lexical_types():
+    from builders import lexical_types
+    from builders.cos_od import contexts
+
+    shared = [frozenset({"cat", "sleep"}), frozenset({"cat", "run"}), frozenset({"dog", "run"})]
+    assert lexical_types.pair_scores(shared) == [1 / 3, 0.0, 1 / 3]
+    assert lexical_types.type_ii_ok(shared) and not lexical_types.type_iii_ok(shared)
+    assert lexical_types.type_ii_ok(shared, 0.22) == lexical_types.type_ii_planned_ok(shared)
+    assert not lexical_types.type_i_ok(shared, 0.3)
+    context = contexts.TypeIIContext(0.3)
+    context.add(shared[:2])
+    assert context.fits(shared[2:], last=True) == lexical_types.type_ii_planned_ok(shared)
+    disjoint = [frozenset({"a"}), frozenset({"b"})]
+    assert lexical_types.context_ok("III", disjoint, 0.3) and not lexical_types.context_ok("II", disjoint, 0.3)
 
 
 def test_a_duplicate_instance_is_a_generator_bug(monkeypatch):

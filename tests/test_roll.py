@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from blm_datasets.audit import audit_rows
-from blm_datasets.validate import jaccard
+from builders.lexical_types import jaccard
 from builders import morphology, registry
 from builders.generate import Options, generate
 from builders.lexicon import LexiconError

@@ -4,7 +4,8 @@ import copy
 
 import pytest
 
-from blm_datasets.validate import check_record, validate_rows
+from blm_datasets.validate import validate_rows
+from builders.checks import check_record
 from builders import registry
 from builders.generate import Options, generate
 

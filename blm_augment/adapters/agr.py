@@ -9,7 +9,7 @@ from typing import Any
 from blm_augment import inflect, yaml_edit
 from blm_augment.adapters import Adapter, Candidate, Context
 from blm_augment.errors import AugmentError
-from blm_datasets.validate import check_record
+from builders.checks import check_record
 from builders import morphology
 from builders.base import ConfigSpec
 from builders.generate import to_record

@@ -12,8 +12,8 @@ from builders.agr import lexicon, rules
 from builders.agr.realise import Material, Realiser
 from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
 from builders.generator import Generator
-from builders.sampling import (ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint,
-                               type_ii_overlap_ok)
+from builders.lexical_types import type_ii_planned_ok
+from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint
 from builders.template import Strict, Template
 
 CONTEXT_SWAPS = {  # type II: the words a sentence shows that may be swapped, per clause type
@@ -140,7 +140,7 @@ class AgrGenerator(Generator):
         plan = self.type2_plan(clause, rng.randrange(len(self.variants_)), seed, swaps)
         context = self.context(self.matrix(ConfigSpec("agr", self.language, "II"), plan))
         stems = [morphology.content_stems(sentence.text, self.language) for sentence in context]
-        return plan if type_ii_overlap_ok(stems) else None
+        return plan if type_ii_planned_ok(stems) else None
 
     @staticmethod
     def type2_plan(clause: str, variant: int, seed: str, swaps: Sequence[tuple[str, int]]) -> Hashable:

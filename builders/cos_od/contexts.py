@@ -1,8 +1,7 @@
 """Lexical-type constraints on the context, checked incrementally while a plan is drawn.
 
-They work on content stems (``builders.morphology.content_stems``), the proxy the validator uses:
-type I sentences share words, type II ones share enough on average, type III ones share none.
-The validator checks the same constraints independently on every row.
+They work on content stems (``builders.morphology.content_stems``) and apply the definitions of
+``builders.lexical_types`` sentence by sentence; the record checks test every finished context again.
 """
 
 from __future__ import annotations
@@ -10,7 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from builders.sampling import type_ii_overlap_ok
+from builders.lexical_types import jaccard, type_ii_planned_ok
 
 
 
@@ -31,17 +30,13 @@ class Context:
         self.stems += stems
 
 
-def _jaccard(a: frozenset, b: frozenset) -> float:
-    return len(a & b) / len(a | b) if a | b else 1.0
-
-
 class TypeIContext(Context):
     """Type I: every pair of sentences shares enough content words (``type_i_min_jaccard``)."""
 
     def fits(self, stems, last=False):
         low = self.type_i_min_jaccard
-        return all(_jaccard(a, b) >= low for a, b in itertools.combinations(stems, 2)) and all(
-            _jaccard(a, b) >= low for a in stems for b in self.stems)
+        return all(jaccard(a, b) >= low for a, b in itertools.combinations(stems, 2)) and all(
+            jaccard(a, b) >= low for a in stems for b in self.stems)
 
 
 class TypeIIContext(Context):
@@ -52,7 +47,7 @@ class TypeIIContext(Context):
     def fits(self, stems, last=False):
         if not last:
             return True
-        return type_ii_overlap_ok(self.stems + list(stems))
+        return type_ii_planned_ok(self.stems + list(stems))
 
 
 class TypeIIIContext(Context):
