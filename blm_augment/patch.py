@@ -64,7 +64,7 @@ def read(path: Path) -> dict[str, Any]:
 def apply(patch_path: Path, lexicon: Path, force: bool = False) -> dict[str, Any]:
     """Merge the accepted proposals into ``lexicon``; returns counts. The lexicon must be the one the
     patch was made from (its hash), unless ``force`` (e.g. after another patch to the same file)."""
-    from blm_datasets.export_folder import atomic_write_text
+    from builders.atomic import atomic_write_text
 
     patch = read(patch_path)
     text = yaml_edit.read(lexicon)

@@ -34,7 +34,7 @@ class Request:
 
 def augment(req: Request, spell=None) -> dict[str, Any]:
     """Propose, filter, and write the patch (atomically); returns the report (counts, timings)."""
-    from blm_datasets.export_folder import atomic_write_text
+    from builders.atomic import atomic_write_text
 
     if req.method not in proposers.METHODS:
         raise AugmentError(f"--method {req.method!r}: choose one of {', '.join(proposers.METHODS)}")

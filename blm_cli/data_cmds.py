@@ -19,7 +19,8 @@ from blm_cli.args import (
     select_names,
 )
 from blm_datasets import review
-from blm_datasets.export_folder import atomic_write_text, check_out_file, ensure_out_folder, replace_folder, staging_folder
+from blm_datasets.export_folder import check_out_file, ensure_out_folder, replace_folder, staging_folder
+from builders.atomic import atomic_write_text
 from blm_datasets.features import FEATURES
 from blm_datasets.sources import imported_checks, load_source, require_split, source_configs
 from blm_datasets.validate import validate_rows

@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from blm_cli.args import check_out_folder
-from blm_datasets.export_folder import atomic_write_text, check_out_file
+from blm_datasets.export_folder import check_out_file
+from builders.atomic import atomic_write_text
 from blm_eval import llm_eval
 from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
 from blm_eval.prompts import PROMPT_LANGUAGES, gold_letter

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from blm_datasets.export_folder import atomic_write_text
+from builders.atomic import atomic_write_text
 
 LETTERS = string.ascii_uppercase
 

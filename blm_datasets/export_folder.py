@@ -10,7 +10,6 @@ that was caught between two renames, so every config on disk is complete (old or
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -20,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from builders.atomic import atomic_write_text, umask_mode
 from hub_cards.sections import BEGIN
 
 MANIFEST = ".blm_export.json"
@@ -33,22 +33,6 @@ SAME_REQUEST_KEYS = ("seed", "size", "split_mode", "test_size", "sources_digest"
 
 class ExportFolderError(ValueError):
     """``--out`` cannot hold this export; the message says why and what to do."""
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and an atomic rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def ensure_out_folder(path: str | Path, flag: str = "--out") -> Path:
@@ -93,6 +77,7 @@ def staging_folder(out: Path, name: str) -> Path:
     if path.exists():
         shutil.rmtree(path)
     path.mkdir()
+    os.chmod(path, umask_mode(0o777))  # renamed into place as the config's folder: readable as the umask says
     return path
 
 

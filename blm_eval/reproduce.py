@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from builders.atomic import atomic_write_text
+
 PAPERS_FILE = Path(__file__).with_name("paper_results.yaml")
 HEADS = ("ffnn", "two_level_vae")
 
@@ -153,10 +155,7 @@ def inputs_digest(encoder: str, revision: str, layer: int, sentences: list[str],
 
 
 def _atomic_json(path: Path, payload: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
 
 
 def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> dict:

@@ -8,6 +8,8 @@ import json
 import os
 from pathlib import Path
 
+from builders.atomic import atomic_write_text
+
 from blm_eval.grid_figures import grid_figures
 from blm_eval.reproduce import load_papers
 
@@ -15,9 +17,7 @@ HEAD_NAMES = {"ffnn": "FFNN", "two_level_vae": "two-level VAE"}
 
 
 def _atomic_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, text)
 
 
 def write_outputs(results: dict, out: str | os.PathLike) -> dict[str, Path]:

@@ -16,10 +16,11 @@ import json
 import logging
 import os
 import re
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from builders.atomic import atomic_write_text
 
 from .errors import CheckpointError
 
@@ -52,12 +53,7 @@ def write_checksums(folder: str | os.PathLike) -> Path:
     lines = [f"{sha256_of(path)}  {path.relative_to(folder).as_posix()}\n"
              for path in sorted(folder.rglob("*")) if path.is_file() and path.name != CHECKSUM_FILE
              and not path.name.endswith(".tmp")]
-    handle, tmp = tempfile.mkstemp(dir=folder, prefix=".sha256sums-", suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.writelines(lines)
-    target = folder / CHECKSUM_FILE
-    os.replace(tmp, target)
-    return target
+    return atomic_write_text(folder / CHECKSUM_FILE, "".join(lines))
 
 
 def read_checksums(folder: Path) -> dict[str, str] | None:

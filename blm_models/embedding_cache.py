@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,6 +20,8 @@ import torch
 from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from builders.atomic import atomic_path
 
 from .encoders import pool, token_states
 from .errors import CorruptInputError, DataError
@@ -179,11 +180,10 @@ class EmbeddingCache:
         name = hashlib.blake2b(b"".join(digests), digest_size=12).hexdigest()
         path = self.directory / f"shard-{name}.safetensors"
         digest_tensor = torch.frombuffer(bytearray(b"".join(digests)), dtype=torch.uint8).view(-1, DIGEST_SIZE)
-        handle, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-        os.close(handle)
         tensors = {"embeddings": embeddings.contiguous(), "digests": digest_tensor.clone()}
-        save_file(tensors, tmp, metadata={"key": json.dumps(asdict(self.key)), CHECKSUM_KEY: tensor_checksum(tensors)})
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            save_file(tensors, str(tmp), metadata={"key": json.dumps(asdict(self.key)),
+                                                   CHECKSUM_KEY: tensor_checksum(tensors)})
         return path
 
     def embed(

@@ -14,8 +14,11 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
+
+from builders.atomic import umask_mode
 
 from .errors import UsageError
 
@@ -29,6 +32,18 @@ RUN_FILES = {"metrics.json", "README.md", "config.json", "generation_config.json
              "chat_template.jinja", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model"}
 # what shows that a folder holds a run (README.md alone may be anybody's)
 RUN_MARKERS = {"metrics.json", "config.json", "model.safetensors", "model.safetensors.index.json"}
+
+
+def share_run_files(folder: str | os.PathLike) -> None:
+    """Give the files a run wrote into ``folder`` (and its checkpoint folders) the mode the umask says: safetensors
+    writes weights as 0600, which a lab-mate cannot read. Other files in the folder are left alone."""
+    mode = umask_mode()
+    for path in Path(folder).iterdir():
+        if not _is_run_entry(path):
+            continue
+        for file in ([path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]):
+            if stat.S_IMODE(file.stat().st_mode) != mode:
+                os.chmod(file, mode)
 
 
 def _is_run_entry(path: Path) -> bool:
@@ -128,16 +143,3 @@ def discard_previous_run(output_dir: str | os.PathLike) -> None:
         logger.info("deleted the replaced run %s", previous)
 
 
-def write_atomically(path: str | os.PathLike, text: str) -> Path:
-    """Write `text` to `path` through a temporary file in the same folder and a rename: never half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path

@@ -45,7 +45,9 @@ from .finetune import cached_path_agrees, check_train_top_layers, frozen_state_t
 from .metrics import nest_metrics
 from .modeling import BlmModel
 from .precision import cpu_description
-from .run_folder import check_output_dir, discard_previous_run, set_aside_previous_run, write_atomically
+from builders.atomic import atomic_write_text
+
+from .run_folder import check_output_dir, discard_previous_run, set_aside_previous_run, share_run_files
 from .trainer import BlmTrainer, parameter_digest
 
 logger = logging.getLogger(__name__)
@@ -315,6 +317,7 @@ def _train(data_args, encoder_args, head_args, training_args, state, callbacks, 
     trainer.save_model(training_args.output_dir)
     if state.is_main_process:
         run.tokenizer.save_pretrained(training_args.output_dir)
+        share_run_files(output_dir)
     validation_metrics = trainer.evaluate(indexed["validation"], metric_key_prefix="validation")
     test_metrics = trainer.evaluate(indexed["test"], metric_key_prefix="test")
     digests = gather_parameter_digests(trainer.model)
@@ -344,7 +347,7 @@ def _train(data_args, encoder_args, head_args, training_args, state, callbacks, 
     if state.is_main_process:
         card = write_model_card(training_args.output_dir, report)
         # metrics.json is written last: its presence marks a finished run
-        path = write_atomically(output_dir / METRICS_FILE, json.dumps(report, indent=2, default=str))
+        path = atomic_write_text(output_dir / METRICS_FILE, json.dumps(report, indent=2, default=str))
         discard_previous_run(output_dir)
         print(summary(report, path, card), flush=True)
         if push_to_hub:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import multiprocessing
-import os
 import pickle
 import random
 from collections import Counter, defaultdict
@@ -26,6 +25,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from builders import registry
+from builders.atomic import atomic_path
 from builders.base import ConfigSpec, GeneratorBug, ImpossibleSize, Instance
 from builders.checks import check_record
 
@@ -337,10 +337,8 @@ def _spill_chunk(job: tuple[Job, str]) -> list[tuple[int, list[int], list[bytes]
 
 
 def _write_pickle(path: Path, value: Any) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "wb") as handle:
+    with atomic_path(path) as temporary, open(temporary, "wb") as handle:
         pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(temporary, path)
 
 
 def spill_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], opts: Options, num_proc: int,

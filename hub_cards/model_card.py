@@ -8,12 +8,11 @@ card, never invented. ``run_config`` entries override what is found in ``metrics
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from builders.atomic import atomic_write_text
 from hub_cards.render import render
 from hub_cards.schema import check_model_card_data, require_valid
 from hub_cards.sections import PLACEHOLDER_REPO, dump_yaml, fill_repo_id
@@ -194,15 +193,7 @@ def write_model_card(output_dir: str | Path, metrics: Mapping[str, Any] | None =
     output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / CARD_FILE
     text = render_model_card(metrics, run_config)
-    handle, tmp = tempfile.mkstemp(dir=output_dir, prefix=f".{CARD_FILE}-", suffix=".tmp")
-    try:  # temp file + rename: a reader never sees half a card
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic_write_text(path, text)
 
 
 def push_checkpoint(output_dir: str | Path, repo_id: str, private: bool = False, api: Any = None,
