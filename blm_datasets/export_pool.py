@@ -15,6 +15,7 @@ from typing import Any
 
 from blm_datasets.export_folder import ExportFolder
 from builders.generate import WorkerDied
+from builders.workers import pool_initializer
 
 
 def run_pool(run_one: Callable[[Any], Any], jobs: Mapping[str, Any], num_proc: int, folder: ExportFolder,
@@ -24,7 +25,8 @@ def run_pool(run_one: Callable[[Any], Any], jobs: Mapping[str, Any], num_proc: i
     After the first error the pending configs are cancelled, the running ones finish (and are kept),
     then the error is raised; a worker that dies raises WorkerDied within a second.
     """
-    executor = ProcessPoolExecutor(num_proc, mp_context=get_context("fork"))
+    initializer, initargs = pool_initializer()  # a killed parent takes its workers with it
+    executor = ProcessPoolExecutor(num_proc, mp_context=get_context("fork"), initializer=initializer, initargs=initargs)
     futures = {executor.submit(run_one, job): name for name, job in jobs.items()}
     error: BaseException | None = None
     try:

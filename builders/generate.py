@@ -28,6 +28,7 @@ from builders import registry
 from builders.atomic import atomic_path
 from builders.base import ConfigSpec, GeneratorBug, ImpossibleSize, Instance
 from builders.checks import check_record
+from builders.workers import pool_initializer
 
 SPLIT_MODES = ("lemma", "random")
 Check = Callable[[dict, ConfigSpec], list[str]]
@@ -238,7 +239,9 @@ def _run(jobs: list, num_proc: int, bar, label: str, worker: Callable[[Any], lis
             bar.update(len(chunk))
         return results
     context = multiprocessing.get_context("fork")
-    with concurrent.futures.ProcessPoolExecutor(num_proc, mp_context=context) as pool:
+    initializer, initargs = pool_initializer()  # a killed parent takes its workers with it
+    with concurrent.futures.ProcessPoolExecutor(num_proc, mp_context=context, initializer=initializer,
+                                                initargs=initargs) as pool:
         futures = [pool.submit(worker, job) for job in jobs]
         try:
             for future in concurrent.futures.as_completed(futures):
