@@ -64,6 +64,13 @@ def read(path: Path) -> dict[str, Any]:
 def apply(patch_path: Path, lexicon: Path, force: bool = False) -> dict[str, Any]:
     """Merge the accepted proposals into ``lexicon``; returns counts. The lexicon must be the one the
     patch was made from (its hash), unless ``force`` (e.g. after another patch to the same file)."""
+    from builders.locks import locked
+
+    with locked(lexicon, "blm augment --apply"):
+        return _apply_locked(patch_path, Path(lexicon), force)
+
+
+def _apply_locked(patch_path: Path, lexicon: Path, force: bool) -> dict[str, Any]:
     from builders.atomic import atomic_write_text
 
     patch = read(patch_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from blm_cli.args import (
 from blm_datasets import review
 from blm_datasets.export_folder import check_out_file, ensure_out_folder, replace_folder, staging_folder
 from builders.atomic import atomic_write_text
+from builders.locks import locked
 from blm_datasets.features import FEATURES
 from blm_datasets.sources import imported_checks, load_source, require_split, source_configs
 from blm_datasets.validate import validate_rows
@@ -94,7 +96,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         if out is not None:
             _write_generated(out, name, splits, args.format)
 
-    _each(names, args, one)
+    with locked(out, "--out") if out is not None else contextlib.nullcontext():
+        _each(names, args, one)
     print(f"total {time.perf_counter() - total_start:.1f}s")
     return 0
 

@@ -40,6 +40,7 @@ from builders import registry
 from builders.base import ImpossibleSize, SourceUnavailable
 from builders.generate import Options, generate, generate_with_twin
 from builders.lexicon import LexiconError
+from builders.locks import locked
 from hub_cards.dataset_card import render_dataset_card
 from hub_cards.schema import check_dataset_card_data, require_valid
 from hub_cards.sections import join_card, merge_card, split_card
@@ -355,6 +356,15 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
         registry.get_spec(name)
     if default is not None and default not in names:
         raise ValueError(f"--default {default!r} is not among the exported configs")
+    with locked(out, "--out"):
+        return _export_locked(names, out, opts, num_proc, audit, default, license_id, skip_unavailable, report,
+                              progress, overwrite, start)
+
+
+def _export_locked(names: list[str], out: str | Path, opts: Options, num_proc: int, audit: bool, default: str | None,
+                   license_id: str, skip_unavailable: bool, report: Callable[[str], None] | None, progress: bool,
+                   overwrite: bool, start: float) -> ExportResult:
+    """``export`` once it holds the folder's lock."""
     info = generation_info(opts)
     folder = ExportFolder(out, info, names, overwrite=overwrite)
     folder.write_card = _card_writer(info, default, license_id, lambda: list(folder.manifest["skipped"]))

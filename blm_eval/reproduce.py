@@ -23,6 +23,7 @@ import numpy as np
 import yaml
 
 from builders.atomic import atomic_write_text
+from builders.locks import locked
 
 PAPERS_FILE = Path(__file__).with_name("paper_results.yaml")
 HEADS = ("ffnn", "two_level_vae")
@@ -311,8 +312,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         max_train_instances=args.max_train_instances, max_test_instances=args.max_test_instances,
         epochs=args.epochs, patience=args.patience, size=args.size, data_seed=args.data_seed, dataset=args.dataset,
         embedding_cache_dir=args.embedding_cache_dir, families=args.families)
-    results = reproduce(settings, args.out)
-    paths = write_outputs(results, args.out)
+    with locked(args.out, "--out"):
+        results = reproduce(settings, args.out)
+        paths = write_outputs(results, args.out)
     print(f"wrote {paths['report']} (+ results.json and {len(paths) - 2} figures) in {args.out} "
           f"[{results['seconds'] / 60:.1f} min]")
     return 0

@@ -6,6 +6,7 @@ is one line on stderr and exit status 2 (`BLM_DEBUG=1` shows the traceback); `ru
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import platform
@@ -40,12 +41,13 @@ from .data import (
 from .console import QuietProgress, console, is_verbose, summary
 from .embedding_cache import EmbeddingCache, EncoderKey, SentenceEmbedder
 from .encoders import encoder_revision_id, load_encoder, resolve_encoder_name
-from .errors import BlmError, DataError, report_errors
+from .errors import BlmError, DataError, UsageError, report_errors
 from .finetune import cached_path_agrees, check_train_top_layers, frozen_state_table
 from .metrics import nest_metrics
 from .modeling import BlmModel
 from .precision import cpu_description
 from builders.atomic import atomic_write_text
+from builders.locks import LockedError, locked
 
 from .run_folder import check_output_dir, discard_previous_run, set_aside_previous_run, share_run_files
 from .trainer import BlmTrainer, parameter_digest
@@ -294,6 +296,16 @@ def run_training(argv: list[str] | None = None, callbacks: list[TrainerCallback]
 
 
 def _train(data_args, encoder_args, head_args, training_args, state, callbacks, push_to_hub) -> dict:
+    """The run, holding the --output_dir lock (the main process only: the ranks of one run share the folder)."""
+    lock = locked(training_args.output_dir, "--output_dir") if state.is_main_process else contextlib.nullcontext()
+    try:
+        with lock:
+            return _train_locked(data_args, encoder_args, head_args, training_args, state, callbacks, push_to_hub)
+    except LockedError as error:
+        raise UsageError(str(error)) from None
+
+
+def _train_locked(data_args, encoder_args, head_args, training_args, state, callbacks, push_to_hub) -> dict:
     output_dir = Path(training_args.output_dir)
     check_output_dir(output_dir, training_args.overwrite_output_dir, resume_request(training_args))
     checkpoint = resolve_resume(training_args, state.num_processes)
