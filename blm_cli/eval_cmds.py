@@ -10,6 +10,7 @@ from pathlib import Path
 from blm_cli.args import check_out_folder
 from blm_datasets.export_folder import check_out_file
 from builders.atomic import atomic_write_text
+from builders.locks import locked
 from blm_eval import llm_eval
 from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
 from blm_eval.prompts import PROMPT_LANGUAGES, gold_letter
@@ -22,8 +23,8 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
         raise ValueError(f"--samples {args.samples} / --runs {args.runs}: both must be at least 1")
     if any(k < 0 for k in args.shots):
         raise ValueError(f"--shots {' '.join(map(str, args.shots))}: each must be 0 or more")
-    if args.out:
-        check_out_file(args.out, overwrite=True)
+    if args.out:  # an existing result (runs take tens of minutes) is replaced only with --overwrite
+        check_out_file(args.out, overwrite=args.overwrite)
     data = {}
     for config in args.configs:  # fail fast: unknown configs and missing/empty splits before the model loads
         splits = llm_eval.load_blm_splits(config, dataset=args.dataset, size=args.size, data_seed=args.data_seed)
@@ -65,7 +66,8 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
               "results": results}
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(Path(args.out), json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        with locked(args.out, "--out"):
+            atomic_write_text(Path(args.out), json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         print(f"wrote {args.out}")
     return 0
 
@@ -104,6 +106,7 @@ def _register_llm_eval(sub) -> None:
     p.add_argument("--cache-dir", help="where PyPI-shipped models are dequantised once "
                    "(default: $BLM_CACHE or ~/.cache/blm_toolkit)")
     p.add_argument("--out", help="write the full results (every run and prediction) as JSON here")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.add_argument("--show-prompt", action="store_true",
                    help="print the prompt of the first sampled instance of each setting and stop (no model)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

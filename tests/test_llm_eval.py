@@ -262,3 +262,12 @@ def test_smollm2_demo_100_samples_3_runs(tmp_path, capsys):
     result = json.loads(out.read_text())["results"][0]
     assert [r["n"] for r in result["runs"]] == [100, 100, 100]
     assert 0 <= result["macro_f1"]["mean"] <= 1 and result["macro_f1"]["std"] >= 0
+
+
+def test_an_existing_result_is_kept_unless_overwrite_is_passed(tmp_path, capsys):
+    out = tmp_path / "result.json"
+    out.write_text('{"a 35-minute result": true}')
+    assert main(["llm-eval", CONFIG, "--model", "no/such-model", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out} exists; pass --overwrite to replace it" in err
+    assert out.read_text() == '{"a 35-minute result": true}'
