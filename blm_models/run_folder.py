@@ -71,6 +71,22 @@ def run_markers(output_dir: Path) -> list[str]:
     return names
 
 
+# files that show a folder holds data: a `blm export`/Hub layout, a save_to_disk DatasetDict, a `blm generate --out`
+DATASET_MARKERS = (".blm_export.json", "dataset_dict.json", "dataset_info.json")
+
+
+def dataset_marker(folder: Path) -> str | None:
+    """The file that shows ``folder`` holds a dataset rather than a run (None when it does not)."""
+    if not folder.is_dir():
+        return None
+    found = next((name for name in DATASET_MARKERS if (folder / name).is_file()), None)
+    if found is None:  # `blm generate --out`: one folder per config with its splits
+        found = next((f"{sub.name}/{split.name}" for sub in sorted(folder.iterdir()) if sub.is_dir()
+                      for split in sorted(sub.iterdir()) if split.name.startswith(("train.", "train-"))
+                      or split.name == "dataset_dict.json"), None)
+    return found
+
+
 def _nearest_existing(path: Path) -> Path:
     for candidate in (path, *path.parents):
         if candidate.exists():
@@ -93,6 +109,10 @@ def check_output_dir(output_dir: str | os.PathLike, overwrite: bool, resume: str
     except OSError as error:
         raise UsageError(f"{flag}: cannot write in {existing} ({error.strerror or error}); choose a writable "
                          "folder") from error
+    dataset = dataset_marker(path)
+    if dataset is not None:  # never, not even with --overwrite_output_dir: the data would be lost
+        raise UsageError(f"{flag} holds a dataset ({dataset}): a run written there would replace its card and leave "
+                         "it unloadable; choose another --output_dir")
     if resume or overwrite:
         return
     markers = run_markers(path)

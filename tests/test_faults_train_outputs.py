@@ -144,3 +144,23 @@ def test_metrics_and_card_are_written_atomically_and_no_temp_files_remain(rerun)
     assert not list(output.rglob("*.tmp"))
     assert json.loads((output / "metrics.json").read_text())["test"]["instances"] == 30
     assert (output / "README.md").read_text().startswith("---")
+
+
+@pytest.mark.parametrize("layout", ["export", "save_to_disk", "generate"])
+def test_an_output_dir_holding_a_dataset_is_refused_even_with_overwrite(tmp_path, capsys, layout, small_agreement_dir,
+                                                                         tiny_encoder_dir, embedding_cache_dir):
+    data = tmp_path / "data"
+    if layout == "save_to_disk":
+        shutil.copytree(small_agreement_dir, data)
+    else:
+        from blm_cli.main import main as blm
+
+        command = ["export", "agr_en_typeI", "--no-audit"] if layout == "export" else ["generate", "agr_en_typeI"]
+        assert blm([*command, "--size", "30", "--out", str(data)]) == 0
+    before = sorted(str(path.relative_to(data)) for path in data.rglob("*"))
+    with pytest.raises(SystemExit) as stopped:
+        main(run_args(small_agreement_dir, tiny_encoder_dir, embedding_cache_dir, data, "--overwrite_output_dir",
+                      "true"))
+    assert stopped.value.code == 2
+    assert f"--output_dir {data} holds a dataset" in capsys.readouterr().err
+    assert sorted(str(path.relative_to(data)) for path in data.rglob("*")) == before
