@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from builders import registry
+from builders.locks import locked
 
 logger = logging.getLogger(__name__)
 
@@ -302,7 +303,8 @@ def cmd_grid(args: argparse.Namespace) -> int:
     check_train_flags(settings)
     print(f"grid over {', '.join(configs)}: {len(configs)} trainings × {settings.seeds} seeds, "
           f"each tested on {len(configs)} test splits")
-    paths = write_outputs(run_grid(configs, settings), args.out)
+    with locked(args.out, "--out"):
+        paths = write_outputs(run_grid(configs, settings), args.out)
     print(f"wrote {paths['report']} (+ results.json and {len(paths) - 2} figures) in {args.out}")
     return 0
 
