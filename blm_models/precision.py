@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import os
 import platform
+from argparse import ArgumentTypeError
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
+from transformers.hf_argparser import string_to_bool
 
 from .errors import UsageError
 
-TRUE_WORDS = {"true", "yes", "y", "1", "on"}
-FALSE_WORDS = {"false", "no", "n", "0", "off"}
 # /proc/cpuinfo flags of native bfloat16 arithmetic: x86 AMX (tiles with bf16) and AVX512-BF16; Arm's BF16
 CPU_BF16_FLAGS = ("amx_bf16", "avx512_bf16", "bf16")
 
@@ -85,17 +85,15 @@ def native_bf16(use_cpu: bool = False, cpuinfo: str | None = None) -> tuple[bool
 
 
 def parse_bf16_flag(value: str | bool | None) -> str | bool:
-    """`--bf16` as given: True/False, or "auto"; anything else is a UsageError naming the flag."""
-    if isinstance(value, bool):
-        return value
-    word = "auto" if value is None else str(value).strip().lower()
-    if word == "auto":
+    """`--bf16` as given: "auto", or a boolean in the words every other train.py flag takes (transformers'
+    `string_to_bool`); anything else is a UsageError naming the flag."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "auto"):
         return "auto"
-    if word in TRUE_WORDS:
-        return True
-    if word in FALSE_WORDS:
-        return False
-    raise UsageError(f"--bf16 {value}: must be auto (bfloat16 only where the hardware has it), true or false")
+    try:
+        return string_to_bool(value.strip() if isinstance(value, str) else value)
+    except ArgumentTypeError:
+        raise UsageError(f"--bf16 {value}: must be auto (bfloat16 only where the hardware has it), true or "
+                         "false") from None
 
 
 def choose_precision(value: str | bool | None, use_cpu: bool = False, cpuinfo: str | None = None) -> PrecisionChoice:

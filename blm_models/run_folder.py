@@ -14,11 +14,10 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import stat
 import tempfile
 from pathlib import Path
 
-from builders.atomic import umask_mode
+from builders.atomic import share
 
 from .errors import UsageError
 
@@ -35,15 +34,11 @@ RUN_MARKERS = {"metrics.json", "config.json", "model.safetensors", "model.safete
 
 
 def share_run_files(folder: str | os.PathLike) -> None:
-    """Give the files a run wrote into ``folder`` (and its checkpoint folders) the mode the umask says: safetensors
-    writes weights as 0600, which a lab-mate cannot read. Other files in the folder are left alone."""
-    mode = umask_mode()
+    """Give the files a run wrote at the top of ``folder`` the mode the umask says: safetensors writes weights as
+    0600, which a lab-mate cannot read. Other files are left alone; checkpoints are shared as they are saved."""
     for path in Path(folder).iterdir():
-        if not _is_run_entry(path):
-            continue
-        for file in ([path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]):
-            if stat.S_IMODE(file.stat().st_mode) != mode:
-                os.chmod(file, mode)
+        if path.is_file() and _is_run_entry(path):
+            share(path)
 
 
 def _is_run_entry(path: Path) -> bool:

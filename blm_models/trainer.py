@@ -13,8 +13,9 @@ import torch
 from transformers import Trainer
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
+from builders.atomic import share
+
 from .checkpoints import write_checksums
-from .run_folder import share_run_files
 from .data import ERROR_CLASS_NAMES
 from .errors import CorruptInputError
 from .metrics import BlmMetrics, pick_highest_score
@@ -148,7 +149,7 @@ class BlmTrainer(Trainer):
         self.accelerator.wait_for_everyone()  # each rank writes its own rng_state_N.pth
         folder = Path(self._get_output_dir(trial=trial)) / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
         if self.args.should_save and folder.is_dir():
-            share_run_files(folder.parent)  # weights as the umask says (safetensors writes 0600)
+            share(folder)  # weights as the umask says (safetensors writes 0600)
             write_checksums(folder)
 
     def _load_optimizer_and_scheduler(self, checkpoint) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,16 @@ def umask_mode(mode: int = 0o666) -> int:
     current = os.umask(0)
     os.umask(current)
     return mode & ~current
+
+
+def share(path: str | os.PathLike) -> None:
+    """Give a file, or every file under a folder, the mode the umask says (for files a library wrote 0600, as
+    safetensors writes weights)."""
+    path = Path(path)
+    mode = umask_mode()
+    for file in [path] if path.is_file() else (p for p in path.rglob("*") if p.is_file()):
+        if stat.S_IMODE(file.stat().st_mode) != mode:
+            os.chmod(file, mode)
 
 
 @contextlib.contextmanager

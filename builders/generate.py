@@ -202,7 +202,7 @@ def gold_positions(sizes: Sequence[int], rng: random.Random) -> list[int]:
 
 
 # A job: (specs realised from one plan, split, check, [(index, plan)])
-Job = tuple[tuple[ConfigSpec, ...], str, Check | None, list[tuple[int, Hashable]]]
+Job = tuple[tuple[ConfigSpec, ...], str, Check, list[tuple[int, Hashable]]]
 
 
 def _realise_chunk(job: Job) -> list[tuple[int, list[dict], list[tuple[str, list[str]]]]]:
@@ -220,7 +220,7 @@ def _realise_chunk(job: Job) -> list[tuple[int, list[dict], list[tuple[str, list
         records, failures = [], []
         for spec, inst in zip(specs, instances):
             record = to_record(spec, inst, f"{spec.name}-{split}-{index:06d}")
-            failed = check(record, spec) if check is not None else []
+            failed = check(record, spec)
             records.append(record)
             failures.append((spec.name, failed))
         out.append((index, records, failures))
@@ -270,8 +270,8 @@ def _chunk_jobs(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable]
     return [(specs, split, check, items[i:i + size]) for i in range(0, len(items), size)]
 
 
-def _order_golds(spec: ConfigSpec, split: str, opts: Options, indices: Sequence[int], sizes: Sequence[int],
-                 keys: Sequence[bytes], failures: Sequence[list[str]], record_of: Callable[[int], dict]) -> list[int]:
+def _order_golds(spec: ConfigSpec, split: str, opts: Options, sizes: Sequence[int], keys: Sequence[bytes],
+                 failures: Sequence[list[str]], record_of: Callable[[int], dict]) -> list[int]:
     """Check the split's instances (index order) and give each its gold position: a failed check or a duplicate
     raises GeneratorBug with the record (``record_of(position)``)."""
     for position, failed in enumerate(failures):
@@ -305,9 +305,8 @@ def _generate_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hasha
     outputs = []
     for k, spec in enumerate(specs):
         records = [result[1][k] for result in results]
-        positions = _order_golds(spec, split, opts, [r[0] for r in results], [len(r["answers"]) for r in records],
-                                 [_dedup_key(r) for r in records], [r[2][k][1] for r in results],
-                                 records.__getitem__)
+        positions = _order_golds(spec, split, opts, [len(r["answers"]) for r in records],
+                                 [_dedup_key(r) for r in records], [r[2][k][1] for r in results], records.__getitem__)
         placed = [_place(spec, split, opts, result[0], record, position)
                   for result, record, position in zip(results, records, positions)]
         outputs.append(SplitOutput(placed, len(plans)))
@@ -367,8 +366,8 @@ def spill_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable]
             prefix = next(prefix for prefix, start, stop in bounds if start <= position < stop)
             return dict(_read_pickle(f"{prefix}-{k}.pickle"))[position]
 
-        positions = _order_golds(spec, split, opts, [r[0] for r in by_index], [r[1][k] for r in by_index],
-                                 [r[2][k] for r in by_index], [r[3][k] for r in by_index], record_of)
+        positions = _order_golds(spec, split, opts, [r[1][k] for r in by_index], [r[2][k] for r in by_index],
+                                 [r[3][k] for r in by_index], record_of)
         out.append([SpilledShard(spec, split, opts, f"{prefix}-{k}.pickle", tuple(positions[start:stop]))
                     for prefix, start, stop in bounds])
     return out
