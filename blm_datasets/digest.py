@@ -10,6 +10,8 @@ import functools
 import hashlib
 from pathlib import Path
 
+from builders.digest import tree_digest
+
 _ROOTS = ("builders", "blm_datasets")
 _SUFFIXES = {".py", ".yaml", ".tsv", ".txt", ".conllu"}
 
@@ -20,13 +22,7 @@ BASE = Path(__file__).resolve().parent.parent
 @functools.cache
 def source_digest(base: Path = BASE) -> str:
     """Digest of the generator code, templates and lexicons under ``base`` (the installed tree)."""
-    sha = hashlib.sha256()
-    for root in _ROOTS:
-        for path in sorted((base / root).rglob("*")):
-            if path.suffix in _SUFFIXES and "__pycache__" not in path.parts:
-                sha.update(str(path.relative_to(base)).encode())
-                sha.update(path.read_bytes())
-    return sha.hexdigest()[:16]
+    return tree_digest(base, _ROOTS, _SUFFIXES)
 
 
 def files_digest(paths) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from builders.atomic import atomic_write_text
 
 from .errors import CheckpointError
+from .run_identity import model_fields
 
 logger = logging.getLogger(__name__)
 
@@ -31,11 +32,6 @@ TRAINER_STATE = "trainer_state.json"
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json")
 OPTIMIZER_FILES = ("optimizer.pt", "scheduler.pt")
 CHECKPOINT_NAME = re.compile(r"^checkpoint-(\d+)$")
-# the flags of a model that must be the same to continue its training (the rest follows from these or the data)
-MODEL_KEYS = ("head", "score", "pooling", "hidden_layer", "max_length", "train_encoder", "context_length",
-              "center_context", "margin", "margin_reduction", "kl_weight", "ffnn_hidden_factor", "cnn_channels",
-              "cnn_kernel_size", "latent_size", "task_latent_size", "task_hidden_size", "vae_channels",
-              "vae_kernel_size", "answer_label_names")
 
 
 def sha256_of(path: Path) -> str:
@@ -239,8 +235,9 @@ def _note(verdict: Verdict, reset_optimizer: bool) -> None:
 
 
 def check_resume_compatible(checkpoint: str, model_config, train_batch_size: int) -> None:
-    """A CheckpointError when this run's model or batch size differs from the checkpoint's: resuming would not
-    continue that run (a different head fails to load; a different score or batch size trains something else)."""
+    """For a checkpoint without a run identity (an older version's): a CheckpointError when this run's model or
+    batch size differs from the checkpoint's (a different head fails to load; a different score or batch size
+    trains something else)."""
     folder = Path(checkpoint)
     saved_path = folder / "config.json"
     if saved_path.is_file():
@@ -250,7 +247,7 @@ def check_resume_compatible(checkpoint: str, model_config, train_batch_size: int
         def norm(value):
             return list(value) if isinstance(value, tuple) else value
 
-        differ = [key for key in MODEL_KEYS if key in saved and norm(saved[key]) != norm(current.get(key))]
+        differ = [key for key in model_fields() if key in saved and norm(saved[key]) != norm(current.get(key))]
         if differ:
             details = ", ".join(f"{key}={saved[key]!r} (now {current.get(key)!r})" for key in differ[:5])
             raise CheckpointError(f"--resume_from_checkpoint {folder}: it was trained with {details}; resume with the "

@@ -7,13 +7,14 @@ again; an encoder that produces non-finite embeddings is an error (nothing is wr
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
@@ -22,6 +23,7 @@ from tqdm.auto import tqdm
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from builders.atomic import atomic_path
+from builders.digest import code_digest
 
 from .encoders import pool, token_states
 from .errors import CorruptInputError, DataError
@@ -45,6 +47,16 @@ def text_digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=DIGEST_SIZE).digest()
 
 
+@functools.cache
+def embedding_code_digest() -> str:
+    """Digest of the code an embedding comes from (tokenising and truncating, batching, the layer's states,
+    pooling): part of every cache key, so changed code never serves the vectors the old code made."""
+    from . import encoders, finetune, layer_embeddings
+
+    return code_digest(SentenceEmbedder, layer_embeddings.AllLayerEmbedder, encoders.token_states, encoders.pool,
+                       encoders.prepare_tokenizer, encoders.load_encoder, finetune.states_at, finetune.layer_stack, finetune.cut_at)
+
+
 @dataclass(frozen=True)
 class EncoderKey:
     """What makes two embeddings of the same text interchangeable."""
@@ -54,6 +66,7 @@ class EncoderKey:
     pooling: str
     max_length: int
     layer: int = -1
+    code: str = field(default_factory=lambda: embedding_code_digest())
 
     @property
     def folder_name(self) -> str:

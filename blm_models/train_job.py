@@ -49,6 +49,7 @@ from .precision import cpu_description
 from builders.atomic import atomic_write_text
 from builders.locks import LockedError, locked
 
+from .run_identity import check_same_run, data_digest, run_identity
 from .run_folder import check_output_dir, discard_previous_run, set_aside_previous_run, share_run_files
 from .trainer import BlmTrainer, parameter_digest
 
@@ -152,12 +153,12 @@ def hardware_record(training_args: TrainingArguments) -> dict:
     return {"cpu": cpu_description(), "gpu": gpu}
 
 
-def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state, device):
+def build_collator(sentences, encoder, tokenizer, encoder_args, data_args, state, device, revision: str):
     """Cached-embedding collator for a frozen encoder: every unique sentence embedded once (through the embedding
     cache), the encoder computing no layer above the pooled one."""
     key = EncoderKey(
         name=encoder_args.encoder,
-        revision=encoder_revision_id(resolve_encoder_name(encoder_args.encoder), encoder_args.encoder_revision, encoder),
+        revision=revision,
         pooling=encoder_args.pooling,
         max_length=encoder_args.max_length,
         layer=encoder_args.hidden_layer,
@@ -216,6 +217,7 @@ class PreparedRun:
     label_names: list[str]
     context_length: int
     cache_stats: dict
+    encoder_revision: str
 
 
 def prepare_run(
@@ -237,9 +239,10 @@ def prepare_run(
     encoder, tokenizer = load_encoder(encoder_args.encoder, encoder_args.encoder_revision)
     check_hidden_layer(encoder, encoder_args.hidden_layer)
     check_train_top_layers(encoder, encoder_args.hidden_layer, encoder_args.train_top_layers)
+    revision = encoder_revision_id(resolve_encoder_name(encoder_args.encoder), encoder_args.encoder_revision, encoder)
     if not encoder_args.train_encoder:
         collator, cache_stats = build_collator(index.sentences, encoder, tokenizer, encoder_args, data_args, state,
-                                               training_args.device)
+                                               training_args.device, revision)
     set_seed(training_args.seed)  # the head's initialisation does not depend on what ran before
     model = BlmModel.from_encoder(
         encoder,
@@ -273,7 +276,7 @@ def prepare_run(
         input_hint=(f"the embedding cache {cache_stats['cache_dir']}" if "cache_dir" in cache_stats
                     else f"the data or the encoder {encoder_args.encoder}"),
     )
-    return PreparedRun(trainer, tokenizer, model, indexed, index, label_names, context_length, cache_stats)
+    return PreparedRun(trainer, tokenizer, model, indexed, index, label_names, context_length, cache_stats, revision)
 
 
 def use_quiet_console(trainer: BlmTrainer, training_args: TrainingArguments) -> None:
@@ -320,7 +323,12 @@ def _train_locked(data_args, encoder_args, head_args, training_args, state, call
     if precision["bf16"] and precision.get("native") is False:
         logger.warning("--bf16 true on hardware without native bfloat16 runs emulated and slower than fp32; "
                        "--bf16 auto (the default) picks fp32 here")
-    if checkpoint is not None:
+    trainer.run_identity = run_identity(
+        data=data_digest(indexed, index.sentences), encoder_revision=run.encoder_revision,
+        model_config=run.model.config, arguments={"data": vars(data_args), "encoder": vars(encoder_args),
+                                                  "head": vars(head_args)},
+        training_args=training_args, world_size=state.num_processes)
+    if checkpoint is not None and not check_same_run(checkpoint, trainer.run_identity):
         check_resume_compatible(checkpoint, run.model.config, training_args.train_batch_size)
     if training_args.overwrite_output_dir and state.is_main_process:
         set_aside_previous_run(output_dir)  # only now: a failure before training leaves the folder as it was

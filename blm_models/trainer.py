@@ -16,6 +16,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 from builders.atomic import share
 
 from .checkpoints import write_checksums
+from .run_identity import write_identity
 from .data import ERROR_CLASS_NAMES
 from .errors import CorruptInputError
 from .metrics import BlmMetrics, pick_highest_score
@@ -66,7 +67,7 @@ class BlmTrainer(Trainer):
 
     With `train_groups` (one group name per training instance) batches are drawn group by group.
     It also stops at the first non-finite training loss (`input_hint` names where corrupt input would come
-    from), writes SHA256SUMS into every checkpoint it saves, and with `reset_optimizer_state` resumes the
+    from), writes `run_identity` and SHA256SUMS into every checkpoint it saves, and with `reset_optimizer_state` resumes the
     weights of a checkpoint but not its optimizer and scheduler."""
 
     def __init__(
@@ -96,6 +97,7 @@ class BlmTrainer(Trainer):
         self.reset_optimizer_state = reset_optimizer_state
         self.input_hint = input_hint
         self.train_groups = train_groups
+        self.run_identity: dict | None = None  # written into every checkpoint (blm_models/run_identity.py)
 
     def _get_train_sampler(self, train_dataset=None):
         """Batches grouped by lemma when `train_groups` is given (--group_by_lemma), else the Trainer's sampler."""
@@ -149,6 +151,8 @@ class BlmTrainer(Trainer):
         self.accelerator.wait_for_everyone()  # each rank writes its own rng_state_N.pth
         folder = Path(self._get_output_dir(trial=trial)) / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
         if self.args.should_save and folder.is_dir():
+            if self.run_identity is not None:
+                write_identity(folder, self.run_identity)
             share(folder)  # weights as the umask says (safetensors writes 0600)
             write_checksums(folder)
 

@@ -91,7 +91,7 @@ def test_every_checkpoint_carries_sha256sums_of_its_files(whole):
     lines = (folder / CHECKSUM_FILE).read_text().splitlines()
     listed = {line.split("  ", 1)[1]: line.split("  ", 1)[0] for line in lines}
     assert set(listed) == {"config.json", "model.safetensors", "optimizer.pt", "scheduler.pt", "rng_state.pth",
-                           "trainer_state.json", "training_args.bin"}
+                           "trainer_state.json", "training_args.bin", "run_identity.json"}
     assert all(hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest for name, digest in listed.items())
     assert inspect_checkpoint(folder).usable and inspect_checkpoint(folder).verified
 
@@ -194,10 +194,78 @@ def test_resuming_with_no_checkpoint_or_a_missing_one_is_an_error(tmp_path, resu
 def test_resuming_with_another_head_or_batch_size_is_refused(resume, capsys):
     output, run = resume
     line = refused(capsys, run, "--head", "cnn")
-    assert line.startswith(f"--resume_from_checkpoint {output / 'checkpoint-8'}: it was trained with head='ffnn' "
-                           "(now 'cnn')")
+    assert line.startswith(f"--resume_from_checkpoint {output / 'checkpoint-8'}: this would be a different run "
+                           "(--head 'ffnn' -> 'cnn')")
+    assert line.endswith("start afresh with --overwrite_output_dir or another --output_dir")
     line = refused(capsys, run, "--per_device_train_batch_size", "8")
-    assert "it was trained with batches of 16, this run uses 8" in line
+    assert "(--per_device_train_batch_size 16 -> 8)" in line
+
+
+@pytest.mark.parametrize("flags, named", [
+    (("--learning_rate", "0.5"), "--learning_rate 0.001 -> 0.5"),
+    (("--seed", "7"), "--seed 0 -> 7"),
+    (("--max_train_instances", "50"), "--max_train_instances 2000 -> 50"),
+    (("--validation_fraction", "0.3"), "--validation_fraction 0.2 -> 0.3"),
+    (("--pooling", "first"), "--pooling 'mean' -> 'first'"),
+    (("--weight_decay", "0.1"), "--weight_decay 0.0 -> 0.1"),
+])
+def test_resuming_with_any_setting_that_changes_the_result_is_refused_naming_it(resume, capsys, flags, named):
+    line = refused(capsys, resume[1], *flags)
+    assert "this would be a different run" in line and named in line
+
+
+def test_resuming_on_other_data_or_another_encoder_of_the_same_width_is_refused(
+        tmp_path, resume, small_agreement_dir, tiny_encoder_dir, embedding_cache_dir, capsys):
+    import datasets
+    from safetensors.torch import load_file, save_file
+
+    output, _ = resume
+    other_data = tmp_path / "other_data"
+    loaded = datasets.load_from_disk(str(small_agreement_dir))
+    datasets.DatasetDict({"train": loaded["train"].select(range(1, len(loaded["train"]))),
+                          "test": loaded["test"]}).save_to_disk(str(other_data))
+    line = refused(capsys, lambda: main(run_args(other_data, tiny_encoder_dir, embedding_cache_dir, output,
+                                                 "--resume_from_checkpoint")))
+    assert "this would be a different run (the data (a digest of its instances)" in line
+
+    other_encoder = tmp_path / "other_encoder"
+    shutil.copytree(tiny_encoder_dir, other_encoder)
+    weights = load_file(other_encoder / "model.safetensors")
+    save_file({name: tensor * 1.01 for name, tensor in weights.items()}, other_encoder / "model.safetensors")
+    line = refused(capsys, lambda: main(run_args(small_agreement_dir, other_encoder, embedding_cache_dir, output,
+                                                 "--resume_from_checkpoint")))
+    assert "this would be a different run (the encoder's weights 'local-" in line
+
+
+def test_resuming_after_the_training_code_changed_is_refused(resume, capsys, monkeypatch):
+    import blm_models.run_identity as run_identity
+
+    monkeypatch.setattr(run_identity, "training_code_digest", lambda: "edited-code")
+    line = refused(capsys, resume[1])
+    assert "this would be a different run (the training code (a digest)" in line and "-> 'edited-code')" in line
+
+
+def test_a_checkpoint_records_its_identity_and_the_same_flags_resume_exactly(resume, whole, capsys):
+    from blm_models.run_identity import RUN_IDENTITY
+
+    output, run = resume
+    identity = (output / "checkpoint-8" / RUN_IDENTITY).read_text()
+    assert RUN_IDENTITY in (output / "checkpoint-8" / CHECKSUM_FILE).read_text()  # covered by the checksums
+    assert str(output) not in identity and "embedding_cache" not in identity  # no local paths
+    report = run("--embedding_batch_size", "7", "--logging_steps", "3")  # neither changes the result
+    assert report["distributed"]["parameter_digests"] == whole[1]["distributed"]["parameter_digests"]
+
+
+def test_a_checkpoint_without_identity_is_checked_as_before_with_a_notice(resume, capsys):
+    from blm_models.run_identity import RUN_IDENTITY
+
+    output, run = resume
+    (output / "checkpoint-8" / RUN_IDENTITY).unlink()
+    write_checksums(output / "checkpoint-8")
+    line = refused(capsys, run, "--head", "cnn")
+    assert "it was trained with head='ffnn' (now 'cnn')" in line
+    run()
+    assert "records no run identity (written by an older version)" in capsys.readouterr().err
 
 
 def test_a_checkpoint_from_before_checksums_resumes_exactly_with_a_note(resume, whole, capsys):

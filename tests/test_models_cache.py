@@ -127,3 +127,31 @@ def test_the_pooled_layer_is_part_of_the_cache_key_and_changes_the_embedding(enc
     assert EncoderKey(key.name, key.revision, key.pooling, key.max_length, layer=1).folder_name != key.folder_name
     with pytest.raises(ValueError, match="out of range: this encoder has layers 0"):
         SentenceEmbedder(encoder, tokenizer, layer=99).embed(SENTENCES[:1], progress=False)
+
+
+def test_a_change_to_the_pooling_code_is_never_served_the_old_vectors(
+    tmp_path, tiny_encoder_dir, encoder_and_tokenizer, monkeypatch
+):
+    import blm_models.embedding_cache as embedding_cache
+    import blm_models.encoders as encoders
+
+    encoder, tokenizer = encoder_and_tokenizer
+    before, _ = EmbeddingCache(tmp_path, key_for(tiny_encoder_dir, encoder)).embed(
+        SENTENCES, SentenceEmbedder(encoder, tokenizer), progress=False)
+
+    def pool(hidden, attention_mask, pooling):  # "edited" pooling: twice the mean
+        return 2 * encoders.pool.__wrapped__(hidden, attention_mask, pooling)
+
+    pool.__wrapped__ = encoders.pool
+    monkeypatch.setattr(encoders, "pool", pool)
+    monkeypatch.setattr(embedding_cache, "pool", pool)
+    embedding_cache.embedding_code_digest.cache_clear()
+    try:
+        key = key_for(tiny_encoder_dir, encoder)
+        after, stats = EmbeddingCache(tmp_path, key).embed(SENTENCES, SentenceEmbedder(encoder, tokenizer),
+                                                           progress=False)
+    finally:
+        embedding_cache.embedding_code_digest.cache_clear()
+    assert stats["computed"] == len(SENTENCES) and stats["cached"] == 0
+    assert torch.allclose(after, 2 * before, atol=1e-5)
+    assert len([path for path in tmp_path.iterdir() if path.is_dir()]) == 2  # one folder per code version
