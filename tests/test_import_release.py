@@ -243,3 +243,10 @@ def test_the_gold_position_test_says_n_a_on_too_few_rows(tmp_path, capsys):
     main(["validate", "--dataset", str(out), "agr_fr_typeI"])
     printed = capsys.readouterr().out
     assert "gold-position p=n/a (too few rows to test)" in printed and "p=1.000" not in printed
+
+
+def test_a_config_mixing_answer_set_sizes_is_warned_about():
+    warnings = build([str(AGR), str(AGRF)]).config_reports["agr_fr_typeI"].warnings
+    assert any(w.startswith("rows with 6 and 8 candidates in one config (from BLM-AgrF_typeI.csv (6), "
+                            "BLMagr4dev_type_I.csv (8))") for w in warnings)
+    assert not any("candidates in one config" in w for w in build([str(AGR)]).config_reports["agr_fr_typeI"].warnings)

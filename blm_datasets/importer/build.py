@@ -392,5 +392,12 @@ def _config_report(name: str, records: dict[str, list[dict[str, Any]]], parts, d
             report.warnings.append(f"no {split} split: train.py and `blm audit` need train and test; import the "
                                    f"release's {split} file too, or pass --split random")
     everything = [r for rows in records.values() for r in rows]
+    sizes = {len(r["answers"]) for r in everything}
+    if len(sizes) > 1:
+        by_file = {f"{s.path.name} ({'/'.join(map(str, sorted({len(i.record['answers']) for i in items})))})"
+                   for s, _, items in parts}
+        report.warnings.append(f"rows with {' and '.join(map(str, sorted(sizes)))} candidates in one config (from "
+                               f"{', '.join(sorted(by_file))}); import such files separately (one --out each) to "
+                               "keep one answer-set size per config")
     report.checks = checks.validate_config(name, everything, any(s.has_chunks for s, _, _ in parts))
     return report
