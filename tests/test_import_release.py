@@ -46,7 +46,8 @@ def test_agrf_names_that_disagree_with_the_sentences_are_overruled_and_reported(
     assert all(r["answer_labels"][:2] == ["WNA", "Coord"] for r in records(result))
     relabelled = result.files[0].content_labels["relabelled"]
     assert relabelled["count"] == 6 and relabelled["detail"] == {
-        "coordination: Coord -> WNA (1 attractors, the gold 2)": 6, "mis_num: WNA -> Coord (an attractor coordinated)": 6}
+        "coordination: Coord -> WNA (1 attractor, the gold 2)": 6,
+        "mis_num: WNA -> Coord (an attractor coordinated)": 6}
     assert truth.files[0].content_labels["relabelled"]["count"] == 0   # the fixture's names fit the AgrF reading
 
 

@@ -183,7 +183,8 @@ def label(gold: Shape, candidate: Shape) -> tuple[str | None, str]:
     if candidate.coordinations > gold.coordinations:
         return "Coord", "an attractor coordinated"
     if len(candidate.attractors) != len(gold.attractors):
-        return "WNA", f"{len(candidate.attractors)} attractors, the gold {len(gold.attractors)}"
+        n = len(candidate.attractors)
+        return "WNA", f"{n} attractor{'s' if n != 1 else ''}, the gold {len(gold.attractors)}"
     if candidate.verb is None:
         return None, "the verb's number is unknown"
     if candidate.subject != candidate.verb:
@@ -191,7 +192,8 @@ def label(gold: Shape, candidate: Shape) -> tuple[str | None, str]:
             "verb number changed" if candidate.subject == gold.subject else "subject and verb changed")
         n1, n2 = (list(candidate.attractors) + [None, None])[:2]
         agrees = "AEN2" if n2 == candidate.verb else "AEN1" if n1 == candidate.verb else "AEV"
-        return agrees, f"{changed}; the verb agrees with {dict(AEN2='attractor 2', AEN1='attractor 1').get(agrees, 'no noun')}"
+        noun = {"AEN2": "attractor 2", "AEN1": "attractor 1"}.get(agrees, "no noun")
+        return agrees, f"{changed}; the verb agrees with {noun}"
     if candidate.subject != gold.subject:
         return None, "subject and verb both changed"
     flips = [i for i, (a, b) in enumerate(zip(gold.attractors, candidate.attractors)) if a != b]

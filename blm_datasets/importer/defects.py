@@ -3,8 +3,9 @@
 Found: candidates with the same text, a distractor equal to the gold answer, the gold always (or
 mostly) in one position, sentences that do not match their chunks, candidates that repeat a
 context sentence, instances given twice, and (per config) test instances whose sentences occur
-in train, answer columns holding one sentence in every row. Repaired: repeated candidates removed, repeated instances removed, candidates shuffled
-so the gold position is uniform, unusable rows dropped. Nothing is dropped silently.
+in train, and answer columns holding one sentence in every row. Repaired: repeated candidates
+removed, repeated instances removed, candidates shuffled so the gold position is uniform, unusable
+rows dropped. Nothing is dropped silently.
 """
 
 from __future__ import annotations
