@@ -251,3 +251,17 @@ def test_a_config_mixing_answer_set_sizes_is_warned_about():
     assert any(w.startswith("rows with 6 and 8 candidates in one config (from BLM-AgrF_typeI.csv (6), "
                             "BLMagr4dev_type_I.csv (8))") for w in warnings)
     assert not any("candidates in one config" in w for w in build([str(AGR)]).config_reports["agr_fr_typeI"].warnings)
+
+
+def test_files_whose_config_cannot_be_split_are_reported_and_the_other_configs_imported(tmp_path):
+    header, rows = read_table(AGR)
+    write_table(tmp_path / "agr" / AGR.name, header, rows)
+    write_table(tmp_path / "agr" / "BLMagr4dev_type_I_test.csv", header, rows[:4])   # a split, the other has none
+    header, rows = read_table(SPRAY_TSV)
+    write_table(tmp_path / "ALT-ATL" / "type_I" / "type_i.csv", header, rows)
+    result = build([str(tmp_path)])
+    assert list(result.configs) == ["sprayload_en_altatl_typeI"] and len(result.files) == 1
+    assert sorted(Path(f["path"]).name for f in result.failed) == [AGR.name, "BLMagr4dev_type_I_test.csv"]
+    assert all("carry no split but other files of this config do" in f["reason"] and "--split random" in f["reason"]
+               for f in result.failed)
+    assert "agr_fr_typeI" in build([str(tmp_path)], ImportOptions(split="random")).configs

@@ -331,16 +331,24 @@ def build(srcs: list[str], opts: ImportOptions = ImportOptions()) -> ImportResul
         raise ReleaseError(first + (f" [{len(failed) - 1} more files not imported]" if len(failed) > 1 else ""))
     configs, config_reports = {}, {}
     for name, parts in by_config.items():
-        splits, described = _assign_splits(name, parts, opts)
-        if not any(splits.values()):
-            raise ReleaseError(f"{name}: no row of {', '.join(s.path.name for s, _, _ in parts)} is left to import "
-                               f"({'; '.join(f'{k} {v}' for _, r, _ in parts for k, v in r.dropped.items())}); "
-                               "check the files and the split")
+        try:
+            splits, described = _assign_splits(name, parts, opts)
+            if not any(splits.values()):
+                raise ReleaseError(f"{name}: no row of {', '.join(s.path.name for s, _, _ in parts)} is left to "
+                                   f"import ({'; '.join(f'{k} {v}' for _, r, _ in parts for k, v in r.dropped.items())}"
+                                   "); check the files and the split")
+        except ReleaseError as err:   # the config's files are reported; the other configs are imported
+            failed += [{"path": str(source.path), "reason": str(err)} for source, _, _ in parts]
+            reports = [r for r in reports if all(r is not report for _, report, _ in parts)]
+            continue
         records: dict[str, list[dict[str, Any]]] = {}
         for split, items in splits.items():
             records[split] = [{"id": f"{name}-{split}-{i:06d}", **item.record} for i, item in enumerate(items)]
         configs[name] = records
         config_reports[name] = _config_report(name, records, parts, described)
+    if not configs:
+        raise ReleaseError(failed[0]["reason"] + (f" [{len(failed) - 1} more files not imported]"
+                                                  if len(failed) > 1 else ""))
     return ImportResult(configs, reports, config_reports, found.skipped, found.notes, opts, found.inputs, failed,
                         duplicates)
 
