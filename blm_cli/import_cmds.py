@@ -82,7 +82,7 @@ def register(sub) -> None:
     p.add_argument("--variant", help="override the inferred template variant (altatl, atlalt, t2i, i2t, natural, …)")
     p.add_argument("--lexical-type", choices=("I", "II", "III"), help="override the inferred lexical type")
     p.add_argument("--template", help="the template column for every row (default: agreement clause type from the "
-                                      "patterns, else the variant)")
+                                      "patterns, the file name or the sentences; else the variant)")
     p.add_argument("--split", choices=("auto", "release", "random"), default="auto",
                    help="auto: the release's split where it has one, else random (default); release: require the "
                         "release's split; random: a seeded split by instance, ignoring the release's")
