@@ -13,11 +13,13 @@ from typing import Any
 IMPORT_COLUMN_DOCS = {
     "id": "stable id within this folder (config, split, index in the split)",
     "lemma": "the verb the release names for the instance (CALAMITA `Verb`, a 4dev `Verb`/`ID` column), else empty",
-    "template": "the template variant (agreement: the clause type read from the release's patterns)",
+    "template": "the template variant (agreement: the clause type from the release's patterns, file name or "
+                "sentences)",
     "context_patterns": "the release's pattern of each context sentence, in its own notation (empty when it has none)",
     "context_chunks": "the release's chunks of each context sentence (the whole sentence when it has none)",
     "answers": "the candidate answers, in the release's order (shuffled when imported with `--repair`)",
-    "answer_labels": "the label of each candidate: `Correct`, or the toolkit's name for the released label",
+    "answer_labels": "the label of each candidate: `Correct`, or the toolkit's name for the released label "
+                     "(agreement: the label the candidate's content gives)",
     "answer_patterns": "the release's pattern of each candidate (empty when it has none)",
 }
 DEFECT_DOCS = {
