@@ -25,7 +25,7 @@ from builders.atomic import atomic_write_text
 from builders.locks import locked
 from blm_datasets.features import FEATURES
 from blm_datasets.sources import imported_checks, load_source, require_split, source_configs
-from blm_datasets.validate import validate_rows
+from blm_datasets.validate import format_pvalue, validate_rows
 from builders import registry
 from builders.base import SourceUnavailable
 from builders.generate import Options, generate
@@ -135,7 +135,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             failed |= bool(bad)
             status = "FAIL " + json.dumps(bad) if bad else "ok"
             print(f"{name} {split}: {report['rows']} rows, {len(report['failures'])} checks, "
-                  f"gold-position p={report['gold_position_pvalue']:.3f}: {status}")
+                  f"gold-position {format_pvalue(report['gold_position_pvalue'])}: {status}")
 
     _each(_names(args), args, one)
     print("validation failed" if failed else "all checks passed")

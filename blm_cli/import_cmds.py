@@ -14,10 +14,17 @@ JSON, and the release's datasets/<split>/sentences folders or split_info.json) i
 layout: <config>/<split>-*.parquet plus a dataset card. Phenomenon, language, variant and lexical
 type are inferred from the labels, the sentences and the paths (the flags override them); released
 labels are mapped to the toolkit's (README: "Importing released BLM files"). Each file's defects
-are reported with counts, on the console and in the card. Without --repair the rows are kept as
-released; an unusable row (no gold, two golds, missing cells) stops the import with its file and
-line. The folder then loads with `datasets.load_dataset(DIR, NAME)`, train.py --dataset_path DIR,
-and `blm validate|audit|show|grid --dataset DIR`."""
+are reported with counts, on the console and in the card. Agreement labels are read from the
+candidates' content (numbers of subject, attractors and verb); where a released name disagrees,
+the content's label is used and reported. Without --repair the rows are kept as released; an
+unusable row (no gold, two golds, missing cells) keeps its file out of the import, reported with
+its file, line and the flag that helps. A file that cannot be imported never stops the others;
+files holding the same data as another are imported once. The folder then loads with
+`datasets.load_dataset(DIR, NAME)`, train.py --dataset_path DIR, and `blm validate|audit|show|grid
+--dataset DIR`.
+
+Exit status: 0 every release file imported; 1 some files were not imported (the others were
+written, and the report lists each one with the reason); 2 nothing imported or a bad flag."""
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -30,9 +37,9 @@ def cmd_import(args: argparse.Namespace) -> int:
                          lexical_type=args.lexical_type, template=args.template, split=args.split,
                          test_size=args.test_size, seed=args.seed, repair=args.repair, labels=tuple(args.label or ()),
                          encoding=args.encoding)
-    import_release(args.sources, None if args.dry_run else args.out, opts, overwrite=args.overwrite,
-                   license_id=args.license, default=args.default, command=_command(args))
-    return 0
+    result, _ = import_release(args.sources, None if args.dry_run else args.out, opts, overwrite=args.overwrite,
+                               license_id=args.license, default=args.default, command=_command(args))
+    return 1 if result.failed else 0
 
 
 def _command(args: argparse.Namespace) -> str:
@@ -75,7 +82,7 @@ def register(sub) -> None:
     p.add_argument("--variant", help="override the inferred template variant (altatl, atlalt, t2i, i2t, natural, …)")
     p.add_argument("--lexical-type", choices=("I", "II", "III"), help="override the inferred lexical type")
     p.add_argument("--template", help="the template column for every row (default: agreement clause type from the "
-                                      "patterns, else the variant)")
+                                      "patterns, the file name or the sentences; else the variant)")
     p.add_argument("--split", choices=("auto", "release", "random"), default="auto",
                    help="auto: the release's split where it has one, else random (default); release: require the "
                         "release's split; random: a seeded split by instance, ignoring the release's")

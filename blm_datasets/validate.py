@@ -18,8 +18,12 @@ def pairwise_jaccard(sentences: Iterable[str], language: str) -> list[float]:
     return lexical_types.pair_scores([morphology.content_stems(s, language) for s in sentences])
 
 
-def gold_position_pvalue(labels: Iterable[int], sizes: Iterable[int]) -> float:
-    """Chi-square p-value that gold positions are uniform (per answer-set size, pooled)."""
+MIN_PER_POSITION = 5   # the chi-square test's rule of thumb: at least 5 expected golds per position
+
+
+def gold_position_pvalue(labels: Iterable[int], sizes: Iterable[int]) -> float | None:
+    """Chi-square p-value that gold positions are uniform (the smallest over answer-set sizes); None (n/a)
+    when no answer-set size has the ``MIN_PER_POSITION`` golds per position the test needs."""
     from scipy.stats import chisquare
 
     by_size: dict[int, Counter] = {}
@@ -28,9 +32,14 @@ def gold_position_pvalue(labels: Iterable[int], sizes: Iterable[int]) -> float:
     pvalues = []
     for k, counts in by_size.items():
         observed = [counts.get(i, 0) for i in range(k)]
-        if sum(observed) >= 5 * k:
-            pvalues.append(chisquare(observed).pvalue)
-    return min(pvalues) if pvalues else 1.0
+        if sum(observed) >= MIN_PER_POSITION * k:
+            pvalues.append(float(chisquare(observed).pvalue))
+    return min(pvalues) if pvalues else None
+
+
+def format_pvalue(pvalue: float | None, digits: str = ".3f") -> str:
+    """``p=0.412``, or ``p=n/a (too few rows to test)`` when the test could not run."""
+    return "p=n/a (too few rows to test)" if pvalue is None else f"p={pvalue:{digits}}"
 
 
 def validate_rows(rows: Iterable[Mapping[str, Any]], spec: ConfigSpec) -> dict[str, Any]:
@@ -44,7 +53,7 @@ def validate_rows(rows: Iterable[Mapping[str, Any]], spec: ConfigSpec) -> dict[s
         sizes.append(len(row["answers"]))
     failures["unique_ids"] = sum(c - 1 for c in ids.values())
     pvalue = gold_position_pvalue(labels, sizes)
-    failures["gold_position_uniform"] = int(pvalue <= 0.01)
+    failures["gold_position_uniform"] = int(pvalue is not None and pvalue <= 0.01)
     return {"rows": n, "failures": {c: failures.get(c, 0) for c in (*CHECKS, "unique_ids", "gold_position_uniform")},
             "gold_position_pvalue": pvalue}
 

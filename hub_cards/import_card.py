@@ -13,11 +13,13 @@ from typing import Any
 IMPORT_COLUMN_DOCS = {
     "id": "stable id within this folder (config, split, index in the split)",
     "lemma": "the verb the release names for the instance (CALAMITA `Verb`, a 4dev `Verb`/`ID` column), else empty",
-    "template": "the template variant (agreement: the clause type read from the release's patterns)",
+    "template": "the template variant (agreement: the clause type from the release's patterns, file name or "
+                "sentences)",
     "context_patterns": "the release's pattern of each context sentence, in its own notation (empty when it has none)",
     "context_chunks": "the release's chunks of each context sentence (the whole sentence when it has none)",
     "answers": "the candidate answers, in the release's order (shuffled when imported with `--repair`)",
-    "answer_labels": "the label of each candidate: `Correct`, or the toolkit's name for the released label",
+    "answer_labels": "the label of each candidate: `Correct`, or the toolkit's name for the released label "
+                     "(agreement: the label the candidate's content gives)",
     "answer_patterns": "the release's pattern of each candidate (empty when it has none)",
 }
 DEFECT_DOCS = {
@@ -31,6 +33,7 @@ DEFECT_DOCS = {
     "label_pattern_mismatch": "a candidate's released pattern contradicts its label (agreement errors: the noun "
                               "the verb agrees with)",
     "test_sentences_in_train": "a test row has a sentence (context or candidate) that also occurs in train",
+    "constant_answer_column": "an answer column holds the same sentence in every row of its file",
 }
 _UNUSABLE = {
     "missing_cells": "missing cells", "bad_value": "unparsable cells", "no_gold": "no gold",
@@ -87,4 +90,10 @@ def import_context(imported: dict[str, Any]) -> dict[str, Any]:
         "files": files, "configs": configs, "repair": imported["repair"], "command": imported.get("command", ""),
         "defects": [(k, DEFECT_DOCS[k]) for k in DEFECT_DOCS if k in kinds],
         "labels": [[_cell(x) for x in row] for row in imported["labels"]], "skipped": imported.get("skipped", []),
+        "failed": [{"path": f["path"], "reason": _cell(f["reason"])} for f in imported.get("failed", [])],
+        "duplicates": imported.get("duplicates", []),
+        "relabelled": [{"path": f["path"], "count": f["content_labels"]["relabelled"]["count"],
+                        "detail": _cell(", ".join(f"{k} {v}" for k, v in
+                                                  list(f["content_labels"]["relabelled"]["detail"].items())[:4]))}
+                       for f in imported["files"] if f.get("content_labels", {}).get("relabelled", {}).get("count")],
     }

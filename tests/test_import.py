@@ -34,7 +34,8 @@ AGRF = RELEASE / "agrf" / "BLM-AgrF_typeI.csv"
 SPRAY = RELEASE / "sprayload" / "ALT-ATL" / "type_II"
 SPRAY_TSV = SPRAY / "BLM_sprayload_ALT-ATL_typeII.tsv"
 CALAMITA = RELEASE / "calamita"
-AGR_LABELS = ["Correct", "AEV", "AEN1", "AEN2", "WN1", "WN2", "Coord", "WNA"]
+# labels by content: the agreement_error_N1 candidate has the AEN2 sentence (and pattern), as in the release
+AGR_LABELS = ["Correct", "AEV", "AEN2", "AEN2", "WN1", "WN2", "Coord", "WNA"]
 
 
 def read_table(path: Path, delimiter: str = "\t") -> tuple[list[str], list[list[str]]]:
@@ -100,10 +101,12 @@ def test_4dev_defects_are_counted_per_file():
     report = file_report(build([str(AGR)]), AGR.name)
     found = report.defects
     assert found["duplicate_candidates"]["count"] == same_ae == 12
-    assert found["duplicate_candidates"]["detail"] == {"AEN1 = AEN2": 12}
+    assert found["duplicate_candidates"]["detail"] == {"AEN2 = AEN2": 12}
     assert found["gold_same_position"]["count"] == 12 and found["gold_same_position"]["detail"] == {"answer 1": 12}
     assert found["answer_in_context"]["detail"] == {"WN1": in_context}
-    assert found["label_pattern_mismatch"]["detail"] == {"AEN1 (pattern says AEN2)": 12}
+    assert "label_pattern_mismatch" not in found  # the content's label replaced the name that contradicted it
+    assert report.content_labels["relabelled"]["detail"] == {
+        "agreement_error_N1: AEN1 -> AEN2 (verb number changed; the verb agrees with attractor 2)": 12}
     assert "chunks_mismatch" not in found and "gold_equals_distractor" not in found
     assert found["duplicate_candidates"]["examples"][0].endswith("BLMagr4dev_type_I.csv:2 (row 0)")
 
@@ -283,7 +286,7 @@ def test_released_label_spellings_meet_the_spec_labels():
 def test_repair_removes_the_mislabelled_twin_shuffles_and_counts_every_change():
     plain, repaired = build([str(AGR)]), build([str(AGR)], ImportOptions(repair=True))
     report = repaired.files[0]
-    assert report.repairs["candidates_removed"] == {"AEN1": 12}  # the twin whose pattern says AEN2
+    assert report.repairs["candidates_removed"] == {"AEN2": 12}  # the second of the two AEN2 sentences
     assert report.repairs["rows_shuffled"] == 12 and report.kept == 12
     assert len(report.repairs["gold_positions_after"]) > 1
     golds = {tuple(r["context"]): r["answers"][r["label"]] for r in records(plain)}
@@ -309,8 +312,11 @@ def test_early_blm_agrf_csv_reads_six_answers_and_quoted_commas():
     rows = records(result)
     assert list(result.configs) == ["agr_fr_typeI"] and len(rows) == 6
     for row in rows:
-        assert row["answer_labels"] == ["WNA", "Coord", "WN1", "Correct", "WN2", "AE"] and row["label"] == 3
-        assert row["answer_error_classes"][5] == "GRAMMAR" and row["answer_patterns"] == [""] * 6
+        # N1_alter: subject number changed, verb kept (an agreement error); N2_alter: attractor 1 (WN1)
+        assert row["answer_labels"][:5] == ["WNA", "Coord", row["answer_labels"][2], "Correct", "WN1"]
+        assert row["answer_labels"][2] in ("AEN1", "AEN2", "AEV") and row["answer_labels"][5] in ("AEN1", "AEN2", "AEV")
+        assert row["answer_error_classes"] == ["SEQUENCE", "SEQUENCE", "GRAMMAR", "CORRECT", "SEQUENCE", "GRAMMAR"]
+        assert row["label"] == 3 and row["answer_patterns"] == [""] * 6 and row["template"] == "main"
         assert row["context_chunks"] == [[s] for s in row["context"]]
     assert any(s.endswith("dort , paraît-il .") for r in rows for s in r["context"])
     checks = result.config_reports["agr_fr_typeI"].checks
@@ -458,7 +464,8 @@ def test_the_card_reports_each_files_defects_and_passes_the_schema_check(importe
     assert [c["config_name"] for c in data["configs"]] == ["agr_fr_typeI"]
     section = body.split("<!-- blm:begin import -->")[1]
     assert "| `BLMagr4dev_type_I.csv` | 4dev | `agr_fr_typeI` | 12 | 12 |" in section
-    assert "duplicate_candidates 12 (AEN1 = AEN2 12)" in section and "gold_same_position 12" in section
+    assert "duplicate_candidates 12 (AEN2 = AEN2 12)" in section and "gold_same_position 12" in section
+    assert "`BLMagr4dev_type_I.csv`: 12 rows (agreement_error_N1: AEN1 -> AEN2" in section
     assert "| agr | WNA, mis_num | `WNA` | SEQUENCE |" in section
     assert "gold_is_next_step: the release's patterns" in section
     assert "blm import BLMagr4dev_type_I.csv --out DIR" in section and "How the data was generated" not in body

@@ -2,9 +2,12 @@
 
 Formats (one module each): the tab-separated "4dev" files (``fourdev``), the early BLM-AgrF CSVs
 (``agrf_csv``), the CALAMITA JSON (``calamita_json``) and the release's split folders
-(``split_files``). ``labels`` maps released label names to the toolkit's labels and classes,
-``infer`` decides phenomenon, language, variant and lexical type, ``defects`` finds and repairs the
-release's defects, ``checks`` runs the validator, ``build`` puts it together and ``report`` prints it.
+(``split_files``); ``header_repair`` reads a corrupt 4dev header's layout from its rows. ``labels``
+maps released label names to the toolkit's labels and classes, ``agreement`` labels agreement
+candidates by their content (the names are only checked against it), ``infer`` decides phenomenon,
+language, variant, lexical type and clause type, ``defects`` finds and repairs the release's defects,
+``checks`` runs the validator, ``build`` puts it together (a file that cannot be imported is
+reported, never stops the others; duplicate files are imported once) and ``report`` prints it.
 """
 
 from __future__ import annotations

@@ -8,13 +8,14 @@ has one, else to a seeded random split by instance (identical instances stay tog
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blm_datasets.importer import checks, defects, labels as label_table
+from blm_datasets.importer import agreement, checks, defects, labels as label_table
 from blm_datasets.importer.defects import Finding, Item
 from blm_datasets.importer.discover import discover
 from blm_datasets.importer.infer import FileMeta, infer, row_template
@@ -55,6 +56,8 @@ class FileReport:
     defects: dict[str, dict[str, Any]] = field(default_factory=dict)
     repairs: dict[str, Any] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
+    # agreement: candidates labelled by their content ({"read", "checked", "refined", "relabelled", "undecided"})
+    content_labels: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -81,6 +84,8 @@ class ImportResult:
     notes: list[str]
     options: ImportOptions
     inputs: list[Path] = field(default_factory=list)
+    failed: list[dict[str, str]] = field(default_factory=list)        # {"path", "reason"}: files not imported
+    duplicates: list[dict[str, str]] = field(default_factory=list)    # {"path", "of", "how"}: files imported once
 
     def as_dict(self) -> dict[str, Any]:
         used = sorted({c.name.split("_")[0] for c in self.config_reports.values()})
@@ -91,7 +96,7 @@ class ImportResult:
             "labels": [list(r) for p in used for r in label_table.table_rows(p)]
                       + [["--label", name, e.labels[0], e.error_class, "--label"]
                          for name, e in _overrides(self.options).items()],
-            "skipped": self.skipped, "notes": self.notes,
+            "skipped": self.skipped, "notes": self.notes, "failed": self.failed, "duplicates": self.duplicates,
         }
 
 
@@ -140,6 +145,7 @@ def _items(source: SourceFile, meta: FileMeta, opts: ImportOptions, overrides: d
            report: FileReport) -> list[Item]:
     """The file's usable rows as items; unusable ones stop the import (or, with repair, are dropped and counted)."""
     items, dropped, unusable, unknown = [], Counter(), [], []
+    checked = _ContentCheck()
     for row in source.rows:
         problem = row.problem or _problem(row)
         gold = None
@@ -151,13 +157,15 @@ def _items(source: SourceFile, meta: FileMeta, opts: ImportOptions, overrides: d
             dropped[problem.kind] += 1
             unusable.append(problem)
             continue
-        template = row_template(meta, row.context_patterns, opts.template)
+        template = row_template(meta, row.context_patterns, opts.template, source.path, row.answers[gold])
         try:
             mapped, classes = label_table.map_labels(row.labels, gold, meta.phenomenon, template, overrides,
-                                                     row.where, source.label_columns)
+                                                     row.where, source.label_columns, source.format)
         except ReleaseError as err:
             unknown.append(str(err))
             continue
+        if meta.phenomenon == "agr":
+            _label_by_content(row, gold, meta.iso, mapped, classes, checked)
         n = len(row.context)
         chunks = [list(c) for c in row.context_chunks] if row.context_chunks else [[s] for s in row.context]
         items.append(Item(row, {
@@ -176,7 +184,51 @@ def _items(source: SourceFile, meta: FileMeta, opts: ImportOptions, overrides: d
         raise ReleaseError(unusable[0].message + (f" [{len(unusable)} unusable rows in this file: {counts}]"
                                                   if len(unusable) > 1 else ""))
     report.dropped.update(dropped)
+    if checked.read:
+        report.content_labels = checked.as_dict()
     return items
+
+
+@dataclass
+class _ContentCheck:
+    """What reading the agreement candidates' content did to one file's labels."""
+
+    read: Counter = field(default_factory=Counter)          # "text" | "patterns" -> rows
+    checked: int = 0
+    refined: Counter = field(default_factory=Counter)       # "AE -> AEN1" -> candidates
+    relabelled: Finding = field(default_factory=Finding)
+    undecided: Counter = field(default_factory=Counter)     # why -> candidates
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"read": dict(self.read.most_common()), "checked": self.checked, "refined": dict(self.refined),
+                "relabelled": self.relabelled.as_dict(), "undecided": dict(self.undecided.most_common())}
+
+
+def _label_by_content(row: ReleasedRow, gold: int, iso: str, labels: list[str], classes: list[str],
+                      check: _ContentCheck) -> None:
+    """Agreement: each candidate takes the label its content gives; a name that says otherwise is counted."""
+    found, read = agreement.content_labels(gold, row.answers, row.answer_patterns, iso)
+    if not read:
+        check.undecided["neither patterns nor text the reader knows"] += len(labels) - 1
+        return
+    check.read[read] += 1
+    changes = []
+    for i, (label, why) in enumerate(found):
+        if i == gold:
+            continue
+        if label is None:
+            check.undecided[why] += 1
+            continue
+        check.checked += 1
+        if label == labels[i]:
+            continue
+        if labels[i] == "AE" and label in agreement.AGREEMENT_ERRORS:   # BLM-AgrF's one AE, split by the verb
+            check.refined[f"AE -> {label}"] += 1
+        else:
+            changes.append(f"{row.labels[i]}: {labels[i]} -> {label} ({why})")
+        labels[i], classes[i] = label, label_table.TABLE["agr"][label_table.canonical(label)].error_class
+    if changes:
+        check.relabelled.add(row.where, *changes)
 
 
 def _repair(items: list[Item], opts: ImportOptions, report: FileReport) -> list[Item]:
@@ -258,38 +310,84 @@ def build(srcs: list[str], opts: ImportOptions = ImportOptions()) -> ImportResul
         raise ReleaseError(f"--test-size {opts.test_size}: must be between 0 and 1 (exclusive), e.g. 0.1")
     overrides = _overrides(opts)
     found = discover(srcs, opts.encoding, use_release_split=opts.split != "random")
-    if not found.sources:
+    if not found.sources and not found.failed:
         skipped = "; ".join(found.skipped[:3]) or "none"
         raise ReleaseError(f"no BLM release file found in {' '.join(srcs)} (skipped: {skipped}); give 4dev TSV, "
                            "early BLM-AgrF CSV or CALAMITA JSON files")
+    failed = [{"path": str(path), "reason": reason} for path, reason in found.failed]
+    sources, duplicates = _once(found.sources)
     by_config: dict[str, list[tuple[SourceFile, FileReport, list[Item]]]] = {}
     reports: list[FileReport] = []
-    for source in found.sources:
-        if not source.rows:
-            raise ReleaseError(f"{source.path}: no rows (only a header); give the file with its data rows")
-        meta = infer(source, opts.phenomenon, opts.language, opts.variant, opts.lexical_type)
-        report = FileReport(str(source.path), source.format, meta.config, len(source.rows), notes=list(source.notes),
-                            inferred={k: f"{getattr(meta, k)} ({how})" for k, how in meta.how.items()})
-        items = _items(source, meta, opts, overrides, report)
-        report.defects = {k: f.as_dict() for k, f in defects.find(items).items()}
-        if opts.repair:
-            items = _repair(items, opts, report)
-        report.kept = len(items)
+    for source in sources:
+        try:
+            meta, report, items = _file(source, opts, overrides)
+        except ReleaseError as err:   # this file is reported; the others are imported all the same
+            failed.append({"path": str(source.path), "reason": str(err)})
+            continue
         reports.append(report)
         by_config.setdefault(meta.config, []).append((source, report, items))
+    if not by_config:
+        first = failed[0]["reason"]
+        raise ReleaseError(first + (f" [{len(failed) - 1} more files not imported]" if len(failed) > 1 else ""))
     configs, config_reports = {}, {}
     for name, parts in by_config.items():
-        splits, described = _assign_splits(name, parts, opts)
-        if not any(splits.values()):
-            raise ReleaseError(f"{name}: no row of {', '.join(s.path.name for s, _, _ in parts)} is left to import "
-                               f"({'; '.join(f'{k} {v}' for _, r, _ in parts for k, v in r.dropped.items())}); "
-                               "check the files and the split")
+        try:
+            splits, described = _assign_splits(name, parts, opts)
+            if not any(splits.values()):
+                raise ReleaseError(f"{name}: no row of {', '.join(s.path.name for s, _, _ in parts)} is left to "
+                                   f"import ({'; '.join(f'{k} {v}' for _, r, _ in parts for k, v in r.dropped.items())}"
+                                   "); check the files and the split")
+        except ReleaseError as err:   # the config's files are reported; the other configs are imported
+            failed += [{"path": str(source.path), "reason": str(err)} for source, _, _ in parts]
+            reports = [r for r in reports if all(r is not report for _, report, _ in parts)]
+            continue
         records: dict[str, list[dict[str, Any]]] = {}
         for split, items in splits.items():
             records[split] = [{"id": f"{name}-{split}-{i:06d}", **item.record} for i, item in enumerate(items)]
         configs[name] = records
         config_reports[name] = _config_report(name, records, parts, described)
-    return ImportResult(configs, reports, config_reports, found.skipped, found.notes, opts, found.inputs)
+    if not configs:
+        raise ReleaseError(failed[0]["reason"] + (f" [{len(failed) - 1} more files not imported]"
+                                                  if len(failed) > 1 else ""))
+    return ImportResult(configs, reports, config_reports, found.skipped, found.notes, opts, found.inputs, failed,
+                        duplicates)
+
+
+def _file(source: SourceFile, opts: ImportOptions, overrides: dict[str, label_table.Entry]
+          ) -> tuple[FileMeta, FileReport, list[Item]]:
+    """One file read into items with its report; a ReleaseError says why the file cannot be imported."""
+    if not source.rows:
+        raise ReleaseError(f"{source.path}: no rows (only a header); give the file with its data rows")
+    meta = infer(source, opts.phenomenon, opts.language, opts.variant, opts.lexical_type)
+    report = FileReport(str(source.path), source.format, meta.config, len(source.rows), notes=list(source.notes),
+                        inferred={k: f"{getattr(meta, k)} ({how})" for k, how in meta.how.items()})
+    items = _items(source, meta, opts, overrides, report)
+    report.defects = {k: f.as_dict() for k, f in defects.find(items).items()}
+    if opts.repair:
+        items = _repair(items, opts, report)
+    report.kept = len(items)
+    return meta, report, items
+
+
+def _once(sources: list[SourceFile]) -> tuple[list[SourceFile], list[dict[str, str]]]:
+    """The sources with byte-identical and row-identical files kept once (the first by path), and the others."""
+    kept, duplicates, by_bytes, by_rows = [], [], {}, {}
+    for source in sources:
+        digest = hashlib.sha256(source.path.read_bytes()).hexdigest() if source.format != "split-json" else None
+        rows = tuple((tuple(r.context), tuple(r.answers), tuple(r.labels), tuple(r.gold or ()), r.split)
+                     for r in source.rows)
+        first = by_bytes.get(digest) if digest else None
+        how = "byte-identical to"
+        if first is None:
+            first, how = by_rows.get(rows) if source.rows else None, "the same rows as"
+        if first is not None:
+            duplicates.append({"path": str(source.path), "of": str(first.path), "how": how})
+            continue
+        if digest:
+            by_bytes[digest] = source
+        by_rows.setdefault(rows, source)
+        kept.append(source)
+    return kept, duplicates
 
 
 def _config_report(name: str, records: dict[str, list[dict[str, Any]]], parts, described: str) -> ConfigReport:
@@ -302,5 +400,12 @@ def _config_report(name: str, records: dict[str, list[dict[str, Any]]], parts, d
             report.warnings.append(f"no {split} split: train.py and `blm audit` need train and test; import the "
                                    f"release's {split} file too, or pass --split random")
     everything = [r for rows in records.values() for r in rows]
+    sizes = {len(r["answers"]) for r in everything}
+    if len(sizes) > 1:
+        by_file = {f"{s.path.name} ({'/'.join(map(str, sorted({len(i.record['answers']) for i in items})))})"
+                   for s, _, items in parts}
+        report.warnings.append(f"rows with {' and '.join(map(str, sorted(sizes)))} candidates in one config (from "
+                               f"{', '.join(sorted(by_file))}); import such files separately (one --out each) to "
+                               "keep one answer-set size per config")
     report.checks = checks.validate_config(name, everything, any(s.has_chunks for s, _, _ in parts))
     return report

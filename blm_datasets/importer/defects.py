@@ -3,8 +3,9 @@
 Found: candidates with the same text, a distractor equal to the gold answer, the gold always (or
 mostly) in one position, sentences that do not match their chunks, candidates that repeat a
 context sentence, instances given twice, and (per config) test instances whose sentences occur
-in train. Repaired: repeated candidates removed, repeated instances removed, candidates shuffled
-so the gold position is uniform, unusable rows dropped. Nothing is dropped silently.
+in train, and answer columns holding one sentence in every row. Repaired: repeated candidates
+removed, repeated instances removed, candidates shuffled so the gold position is uniform, unusable
+rows dropped. Nothing is dropped silently.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ DESCRIPTIONS = {
     "chunks_mismatch": "rows with a sentence whose text is not its chunks joined",
     "answer_in_context": "rows with a candidate equal to a context sentence",
     "duplicate_instances": "rows repeating an earlier instance (same context and answers)",
+    "constant_answer_column": "rows of a file whose answer column holds the same sentence in every row",
     "label_pattern_mismatch": "rows with a candidate whose released pattern contradicts its label",
     "test_sentences_in_train": "test rows with a sentence (context or candidate) that occurs in train",
 }
@@ -125,7 +127,21 @@ def find(items: list[Item]) -> dict[str, Finding]:
         else:
             seen[key] = where
     _gold_position(items, found)
+    _constant_columns(items, found["constant_answer_column"])
     return {kind: f for kind, f in found.items() if f.count}
+
+
+def _constant_columns(items: list[Item], finding: Finding, least: int = 3) -> None:
+    """Answer columns (release order) with one sentence in every row of a file of ``least`` rows or more."""
+    sizes = {len(item.record["answers"]) for item in items}
+    if len(items) < least or len(sizes) != 1:
+        return
+    first = items[0].record
+    constant = [f"Answer_{i + 1} ({first['answer_labels'][i]})" for i in range(sizes.pop())
+                if len({item.record["answers"][i] for item in items}) == 1]
+    if constant:
+        for item in items:
+            finding.add(item.row.where, *constant)
 
 
 def _chunk_mismatches(item: Item) -> list[str]:
@@ -148,10 +164,11 @@ def _gold_position(items: list[Item], found: dict[str, Finding]) -> None:
     (top, count), = positions.most_common(1)
     if len(positions) == 1:
         finding = found["gold_same_position"]
-    elif gold_position_pvalue([i.record["label"] for i in items], [len(i.record["answers"]) for i in items]) <= 0.01:
-        finding = found["gold_position_skewed"]
     else:
-        return
+        pvalue = gold_position_pvalue([i.record["label"] for i in items], [len(i.record["answers"]) for i in items])
+        if pvalue is None or pvalue > 0.01:
+            return
+        finding = found["gold_position_skewed"]
     finding.count = count
     finding.detail.update({f"answer {top + 1}": count})
     finding.examples = [item.row.where for item in items if item.record["label"] == top][:MAX_EXAMPLES]

@@ -2,7 +2,9 @@
 giving rows the release's split (file names, ``datasets/<split>/sentences`` folders, ``split_info.json``).
 
 A file named on the command line must be a release file; files found in a folder that are not
-(READMEs, scripts) are skipped and listed in the report.
+(READMEs, scripts) are skipped and listed in the report. A release file that cannot be read (a
+header that cannot be repaired, an encoding error) is listed in ``failed`` with the reason, and the
+other files are read all the same.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ class Discovered:
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     inputs: list[Path] = field(default_factory=list)      # every file read (data, split folders, split_info)
+    failed: list[tuple[Path, str]] = field(default_factory=list)   # release files that could not be read, and why
 
 
 def _first_line(path: Path) -> str:
@@ -94,11 +97,16 @@ def discover(srcs: list[str], encoding: str = "utf-8", use_release_split: bool =
             infos.append(path)
             found.inputs.append(path)
             continue
-        result = read_file(path, encoding, named)
+        try:
+            result = read_file(path, encoding, named)
+        except ReleaseError as err:
+            found.failed.append((path, str(err)))
+            continue
         if isinstance(result, str):
             if named:
-                raise ReleaseError(f"{path}: not a BLM release file I can read: {result}; give 4dev TSV, "
-                                   "early BLM-AgrF CSV or CALAMITA JSON files")
+                found.failed.append((path, f"{path}: not a BLM release file I can read: {result}; give 4dev TSV, "
+                                           "early BLM-AgrF CSV or CALAMITA JSON files"))
+                continue
             found.skipped.append(f"{path} ({result})")
             continue
         found.inputs.append(path)

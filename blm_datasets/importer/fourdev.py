@@ -5,7 +5,9 @@
 Columns are found by name, so their order does not matter (spray/load files start with ``ID``).
 A series whose header repeats one name and lacks another (``Answer_label_8`` twice, no
 ``Answer_label_9``) is numbered by header order; a repeated column whose copies hold the same
-values is read once. Either is noted in the report; anything else is an error naming the column.
+values is read once. Either is noted in the report. A header that does not describe the rows otherwise is repaired
+from the rows' content when that is unambiguous (``header_repair``); else it is an error naming
+the column and why the rows do not settle it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from blm_datasets.importer import header_repair
 from blm_datasets.importer.cells import parse_bool, parse_list, read_text
 from blm_datasets.importer.rows import Problem, ReleasedRow, ReleaseError, SourceFile
 
@@ -118,16 +121,32 @@ def read(path: Path, encoding: str = "utf-8") -> SourceFile:
     except StopIteration:
         raise ReleaseError(f"{path}: the file is empty; give a 4dev file with a header and rows") from None
     notes: list[str] = []
-    layout, copies, index_col, lemma_col = _layout(path, header, notes)
-    source = SourceFile(path, "4dev", [], notes=notes, has_patterns="context_patterns" in layout,
-                        has_chunks="context_chunks" in layout, answer_columns=len(layout["answers"]),
-                        label_columns=[header[c] for c in layout["labels"]])
-    blank, line = 0, 1
+    rows, blank, line = [], 0, 1
     for cells in reader:
         start, line = line + 1, reader.line_num
         if not any(c.strip() for c in cells):
             blank += 1
             continue
+        rows.append((start, cells))
+    try:
+        layout, copies, index_col, lemma_col = _layout(path, header, notes)
+        broken = None if not rows or any(len(cells) == len(header) for _, cells in rows) else ReleaseError(
+            f"{path}:1: the header names {len(header)} columns but no row has {len(header)} cells")
+    except ReleaseError as err:
+        broken = err
+    if broken is not None and not rows:
+        raise broken
+    if broken is not None:   # a corrupt header: the rows' content may still settle the layout
+        layout, index_col, why = header_repair.layout_from_rows(header, [cells for _, cells in rows])
+        if not layout:
+            raise ReleaseError(f"{broken}; the rows do not settle it either ({why})") from None
+        notes[:] = [f"{why}; the header itself: {str(broken).split(':1: ', 1)[-1].split('; fix')[0]}"]
+        header = header_repair.header_names(layout, len(rows[0][1]), index_col)
+        copies, lemma_col = {}, None
+    source = SourceFile(path, "4dev", [], notes=notes, has_patterns="context_patterns" in layout,
+                        has_chunks="context_chunks" in layout, answer_columns=len(layout["answers"]),
+                        label_columns=[header[c] for c in layout["labels"]])
+    for start, cells in rows:
         source.rows.append(_row(path, start, cells, header, layout, copies, index_col, lemma_col))
     if blank:
         notes.append(f"{blank} blank line{'s' if blank > 1 else ''} skipped")

@@ -264,13 +264,28 @@ def infer(source: SourceFile, phenomenon: str | None = None, language: str | Non
     return meta
 
 
-def row_template(meta: FileMeta, context_patterns: list[str] | None, flag: str | None) -> str:
-    """The record's ``template``: agreement clause type from the patterns, the variant, or the phenomenon."""
+CLAUSE_TYPES = ("main", "completive", "relative")
+
+
+def clause_type_in_path(path: Path) -> str | None:
+    """The agreement clause type a file's name or folders give (``BLM-AgrF_typeI_completive.csv``)."""
+    compact = _compact(path)
+    hit = [c for c in CLAUSE_TYPES if c in compact]
+    return hit[0] if len(hit) == 1 else None
+
+
+def row_template(meta: FileMeta, context_patterns: list[str] | None, flag: str | None, path: Path | None = None,
+                 gold: str = "") -> str:
+    """The record's ``template``: the agreement clause type (from the patterns, else the file's path, else the
+    gold sentence: a complementiser before the subject, a relative pronoun), the variant, or the phenomenon."""
     if flag:
         return flag
     if meta.phenomenon == "agr":
-        if not context_patterns:
-            return "unspecified"
+        if not context_patterns or not any(context_patterns):
+            from blm_datasets.importer.agreement import clause_type
+
+            by_path = clause_type_in_path(path) if path is not None else None
+            return by_path or clause_type(gold, meta.iso) or "unspecified"
         joined = " ".join(context_patterns)
         if "Prefix" in joined or "COMP" in joined.upper().split():
             return "completive"

@@ -79,17 +79,22 @@ _COS_OD = _entries(  # classes: Samo & Merlo 2025 Fig. 6 (the same for COS and O
 # Spray/load: Merlo et al. 2025 Figs. 5-6, Samo et al. 2023 Figs. 3-4. Classes: the former (§6) calls ALT-NP,
 # ALT-PP and LEXPREP "grammatically correct sentences" that break the sequence, the latter (§4) calls NOEMB
 # plausible; AGENTACT is ungrammatical and the SSM candidates break the syntax-semantics mapping (SPEC §1: GRAMMAR).
+# The BLMsl4dev files spell them CRagentact, CRalternation1/2, CRNoEmb, CRLexPrep, CrSSM1/2, CrAASSM1 ("CR" for
+# corrupted); alternation1/2 are taken in the order of Samo et al. 2023 Fig. 3's "Alt, Alt" (ALT-NP, then ALT-PP).
 _SPRAYLOAD = _entries(
-    ("AGENTACT", ("AGENTACT", "AgentAct"), G, "Merlo et al. 2025 Fig. 5; Samo et al. 2023 §4 (ungrammatical)"),
-    ("ALT-NP", ("ALT-NP",), S, "Merlo et al. 2025 Fig. 5; Merlo et al. 2025 §6 (grammatical, breaks the sequence)"),
-    ("ALT-PP", ("ALT-PP",), S, "Merlo et al. 2025 Fig. 5; Merlo et al. 2025 §6"),
+    ("AGENTACT", ("AGENTACT", "AgentAct", "CRagentact"), G,
+     "Merlo et al. 2025 Fig. 5; Samo et al. 2023 §4 (ungrammatical)"),
+    ("ALT-NP", ("ALT-NP", "CRalternation1"), S,
+     "Merlo et al. 2025 Fig. 5; Merlo et al. 2025 §6 (grammatical, breaks the sequence)"),
+    ("ALT-PP", ("ALT-PP", "CRalternation2"), S, "Merlo et al. 2025 Fig. 5; Merlo et al. 2025 §6"),
     (("ALT-NP", "ALT-PP"), ("Alt",), S, "Samo et al. 2023 Fig. 3 (Alt twice: ALT-NP, then ALT-PP)"),
-    ("NOEMB", ("NOEMB", "NoEmb"), S, "Merlo et al. 2025 Fig. 5; Samo et al. 2023 §4 (a plausible sentence)"),
-    ("LEXPREP", ("LEXPREP", "LexPrep"), S, "Merlo et al. 2025 Fig. 5; Merlo et al. 2025 §6"),
-    ("SSM-1", ("SSM-1", "SSM1"), G, "Merlo et al. 2025 Fig. 5 (syntax-semantics mapping)"),
-    ("SSM-2", ("SSM-2", "SSM2"), G, "Merlo et al. 2025 Fig. 5"),
+    ("NOEMB", ("NOEMB", "NoEmb", "CRNoEmb"), S,
+     "Merlo et al. 2025 Fig. 5; Samo et al. 2023 §4 (a plausible sentence)"),
+    ("LEXPREP", ("LEXPREP", "LexPrep", "CRLexPrep"), S, "Merlo et al. 2025 Fig. 5; Merlo et al. 2025 §6"),
+    ("SSM-1", ("SSM-1", "SSM1", "CrSSM1"), G, "Merlo et al. 2025 Fig. 5 (syntax-semantics mapping)"),
+    ("SSM-2", ("SSM-2", "SSM2", "CrSSM2"), G, "Merlo et al. 2025 Fig. 5"),
     (("SSM-1", "SSM-2"), ("SSM",), G, "Samo et al. 2023 Fig. 3 (SSM twice: SSM-1, then SSM-2)"),
-    ("AASSM", ("AASSM",), G, "Merlo et al. 2025 Fig. 5; Samo et al. 2023 footnote 1"),
+    ("AASSM", ("AASSM", "CrAASSM1"), G, "Merlo et al. 2025 Fig. 5; Samo et al. 2023 footnote 1"),
 )
 # Roll: Merlo et al. 2025 Fig. 10 gives no classes. Structure changes and role swaps break the syntax-semantics
 # mapping (GRAMMAR); RR and PC-RR are well-formed sentences about the wrong participant or paradigm.
@@ -117,6 +122,16 @@ _SEQTENSE = _entries(
 _MIXTURE = _entries(
     *((name, (name,), cls, "toolkit (builders/seqtense)") for name, cls in
       (("WA", S), ("WG+WA", S), ("WN+WT+WA", S), ("WN+WG+WP+WA", S), ("WN+WP+AGR+SOT", G))))
+
+# The early BLM-AgrF CSVs use two of the 4dev names for other candidates (An et al. 2023 Fig. 5): N1_alter
+# changes the subject's number and keeps the verb (an agreement error), N2_alter the first attractor's (WN1).
+# Agreement labels are checked against the sentences all the same (``agreement``); this is what the names say.
+_AGRF_CSV = _entries(
+    ("AE", ("N1_alter",), G, "An et al. 2023 Fig. 5 (BLM-AgrF CSVs: the subject's number changed, verb kept)"),
+    ("WN1", ("N2_alter",), S, "An et al. 2023 Fig. 5 (BLM-AgrF CSVs: the first attractor's number changed)"),
+)
+# names whose meaning depends on the file's format: (phenomenon, format) -> entries read before TABLE's
+BY_FORMAT: dict[tuple[str, str], dict[str, Entry]] = {("agr", "agrf-csv"): _AGRF_CSV}
 
 TABLE: dict[str, dict[str, Entry]] = {
     "agr": _AGR, "cos": _COS_OD, "od": _COS_OD, "sprayload": _SPRAYLOAD, "roll": _ROLL, "cosplus": _COSPLUS,
@@ -152,12 +167,13 @@ def phenomena_with(names: set[str]) -> list[str]:
 
 
 def map_labels(names: list[str], gold: int, phenomenon: str, template: str, overrides: dict[str, Entry],
-               where: str, columns: list[str]) -> tuple[list[str], list[str]]:
-    """(labels, error classes) of one answer set whose gold candidate is ``gold``.
+               where: str, columns: list[str], fmt: str = "") -> tuple[list[str], list[str]]:
+    """(labels, error classes) of one answer set whose gold candidate is ``gold`` (``fmt``: the file's format,
+    for the names ``BY_FORMAT`` reads differently).
 
     An unknown name is an error naming the row, the column and the fix.
     """
-    table = TABLE.get(phenomenon, {})
+    table = {**TABLE.get(phenomenon, {}), **BY_FORMAT.get((phenomenon, fmt), {})}
     labels, classes, seen = [], [], {}
     for i, name in enumerate(names):
         if i == gold:
@@ -196,9 +212,10 @@ def table_rows(phenomenon: str | None = None) -> list[tuple[str, str, str, str, 
     for p, table in TABLE.items():
         if phenomenon not in (None, p) or (p == "od" and phenomenon is None):
             continue
-        for entry in {id(e): e for e in table.values()}.values():
+        extra = [(f"{p} ({fmt})", e) for (q, fmt), entries in BY_FORMAT.items() if q == p for e in entries.values()]
+        for shown, entry in [*[(p, e) for e in {id(e): e for e in table.values()}.values()], *extra]:
             cls = entry.error_class if isinstance(entry.error_class, str) else ", ".join(
                 f"{t}: {c}" for t, c in entry.error_class.items())
-            out.append(("cos/od" if p == "cos" else p, ", ".join(entry.names), " then ".join(entry.labels), cls,
-                        entry.source))
+            out.append(("cos/od" if shown == "cos" else shown, ", ".join(entry.names), " then ".join(entry.labels),
+                        cls, entry.source))
     return out

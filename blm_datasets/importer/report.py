@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from blm_datasets.importer.defects import DESCRIPTIONS, UNUSABLE
+from blm_datasets.validate import format_pvalue
 
 
 def _detail(finding: dict[str, Any], limit: int = 3) -> str:
@@ -25,6 +26,7 @@ def file_lines(report: dict[str, Any], repair: bool) -> list[str]:
     lines = [f"{report['path']}: {report['format']}, {report['rows']} rows -> {report['config']} "
              f"({report['kept']} kept; split {report['split']})", f"  inferred: {inferred}"]
     lines += [f"  note: {note}" for note in report["notes"]]
+    lines += content_lines(report.get("content_labels") or {})
     if report["defects"]:
         lines.append("  defects: " + "; ".join(defect_line(k, f) for k, f in report["defects"].items()))
     else:
@@ -42,6 +44,22 @@ def file_lines(report: dict[str, Any], repair: bool) -> list[str]:
         lines.append("  repairs: none (pass --repair to de-duplicate, shuffle the gold position and drop "
                      "unusable rows)")
     return lines
+
+
+def content_lines(checked: dict[str, Any]) -> list[str]:
+    """Agreement: how many candidates the content labelled, and where it overruled the released name."""
+    if not checked:
+        return []
+    read = " and ".join(f"{k} ({v} rows)" for k, v in checked["read"].items()) or "nothing readable"
+    refined = ", ".join(f"{k} {v}" for k, v in checked["refined"].items())
+    undecided = sum(checked["undecided"].values())
+    out = [f"  labels from content: {checked['checked']} candidates read from the {read}"
+           + (f"; refined {refined}" if refined else "")
+           + (f"; {undecided} undecided, kept as named ({_detail({'detail': checked['undecided']}, 2)})"
+              if undecided else "")]
+    if checked["relabelled"]["count"]:
+        out.append("  labels the content overrules: " + defect_line("relabelled", checked["relabelled"]))
+    return out
 
 
 def _positions(counts: dict) -> str:
@@ -64,7 +82,7 @@ def config_lines(report: dict[str, Any]) -> list[str]:
         failed = ", ".join(f"{k} {v}" for k, v in checks["failures"].items() if v)
         verdict = f"{failed} failing" if failed else "every check passes"
         lines.append(f"  validator ({checks['rows']} rows): {verdict}; "
-                     f"gold-position p={checks['gold_position_pvalue']:.3g}")
+                     f"gold-position {format_pvalue(checks['gold_position_pvalue'], '.3g')}")
         for check, reason in checks["not_applicable"].items():
             lines.append(f"  not applicable: {check} ({reason})")
     lines += [f"  warning: {w}" for w in report["warnings"]]
@@ -76,10 +94,16 @@ def lines(summary: dict[str, Any]) -> list[str]:
     out = []
     for report in summary["files"]:
         out += file_lines(report, summary["repair"])
+    out += [f"duplicate {d['path']}: {d['how']} {d['of']}; imported once" for d in summary.get("duplicates", [])]
+    out += [f"not imported {f['path']}: {f['reason']}" for f in summary.get("failed", [])]
     out += [f"skipped {s}" for s in summary["skipped"]]
     out += [f"note: {n}" for n in summary["notes"]]
     for report in summary["configs"].values():
         out += config_lines(report)
+    failed = summary.get("failed", [])
+    if failed:
+        out.append(f"{len(failed)} file{'s' if len(failed) > 1 else ''} not imported (listed above with the "
+                   f"reason and the fix); the other {len(summary['files'])} imported")
     return out
 
 
