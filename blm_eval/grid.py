@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from blm_eval.out_folder import check_out, mark_out
 from builders import registry
 from builders.locks import locked
 
@@ -304,7 +305,10 @@ def cmd_grid(args: argparse.Namespace) -> int:
     print(f"grid over {', '.join(configs)}: {len(configs)} trainings × {settings.seeds} seeds, "
           f"each tested on {len(configs)} test splits")
     with locked(args.out, "--out"):
-        paths = write_outputs(run_grid(configs, settings), args.out)
+        check_out(args.out, "grid", {}, args.overwrite, resumable=False)  # before hours of training, not after
+        results = run_grid(configs, settings)
+        mark_out(args.out, "grid", {})
+        paths = write_outputs(results, args.out)
     print(f"wrote {paths['report']} (+ results.json and {len(paths) - 2} figures) in {args.out}")
     return 0
 
@@ -332,6 +336,7 @@ def add_parser(sub) -> None:
                    help="a prefix (agr_en: its typeI/II/III configs) or config names (see `blm list`)")
     p.add_argument("--out", required=True, help="folder for report.md, results.json and the figures")
     p.add_argument("--balanced", action="store_true", help="prefixes expand to the _balanced configs")
+    p.add_argument("--overwrite", action="store_true", help="replace the results already in --out")
     p.add_argument("--seeds", type=int, default=defaults.seeds, help=f"runs per config (default: {defaults.seeds})")
     p.add_argument("--seed", type=int, default=0, help="seed of the first run (default: 0)")
     p.add_argument("--head", default=defaults.head, help="ffnn, cnn, sentence_vae, two_level_vae (default: ffnn)")

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from blm_eval.out_folder import check_out, mark_out
 from builders.atomic import atomic_write_text
 from builders.locks import locked
 
@@ -108,11 +109,28 @@ class ReproduceSettings:
     def seed_values(self) -> list[int]:
         return list(range(self.first_seed, self.first_seed + self.seeds))
 
-    def fingerprint(self) -> str:
-        """What makes a saved run reusable: everything but the selection of papers and families."""
+    def identity(self) -> dict:
+        """What a run in --out computes: every setting but the selection of papers, families and heads (by flag
+        name), and a digest of the code that trains and tests."""
         selection = ("papers", "families", "heads", "embedding_cache_dir")
-        kept = {k: v for k, v in asdict(self).items() if k not in selection}
-        return hashlib.blake2b(json.dumps(kept, sort_keys=True).encode(), digest_size=8).hexdigest()
+        kept = {f"--{k.replace('_', '-')}": v for k, v in asdict(self).items() if k not in selection}
+        return kept | {"code (a digest)": runs_code_digest()}
+
+    def fingerprint(self) -> str:
+        """What makes a saved run reusable: its identity, as a digest."""
+        return hashlib.blake2b(json.dumps(self.identity(), sort_keys=True).encode(), digest_size=8).hexdigest()
+
+
+def runs_code_digest() -> str:
+    """Digest of the code behind a saved run: the training code (model, heads, losses, embeddings) and the
+    stacked training, data sampling and test summaries of this module."""
+    from blm_eval import grid
+    from blm_models import layer_embeddings, stacked_heads
+    from blm_models.run_identity import training_code_digest
+    from builders.digest import code_digest
+
+    return code_digest(stacked_heads, layer_embeddings, run_task, load_family, inputs_digest, grid.summarise_test,
+                       _encoder_for) + training_code_digest()[:8]
 
 
 # ----------------------------------------------------------------------------------------------- running
@@ -159,8 +177,9 @@ def _atomic_json(path: Path, payload: dict) -> None:
     atomic_write_text(path, json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
 
 
-def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> dict:
-    """Train and test one family with one head; returns its results in `blm grid`'s layout (+ timing)."""
+def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print, overwrite: bool = False) -> dict:
+    """Train and test one family with one head; returns its results in `blm grid`'s layout (+ timing). A saved
+    run on other data is a ValueError unless `overwrite` (then it is trained again)."""
     from blm_eval.grid import aggregate, short_names, summarise_test
     from blm_models.configuration import BlmConfig
     from blm_models.data import SentenceIndex, answer_label_vocabulary
@@ -192,11 +211,16 @@ def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> d
         saved = out / "runs" / task.head / f"{train_config}.json"
         if saved.is_file():
             previous = json.loads(saved.read_text(encoding="utf-8"))
-            if (previous.get("fingerprint"), previous.get("inputs"), previous.get("tests_on")) == \
-                    (settings.fingerprint(), inputs, list(task.configs)):
+            same_run = (previous.get("fingerprint"), previous.get("tests_on")) == (settings.fingerprint(),
+                                                                                   list(task.configs))
+            if same_run and previous.get("inputs") == inputs:
                 runs += previous["runs"]
                 log(f"{task.head} {train_config}: reused from {saved}")
                 continue
+            if same_run and not overwrite:
+                raise ValueError(f"--out {out}: the saved run {saved} was trained on other data or another encoder "
+                                 f"(the family's sentences, instances or encoder weights changed since); pass "
+                                 "--overwrite to train it again, or choose a new --out")
         parts = indexed[train_config]
         result = train_stack(config, settings.seed_values(), tables, parts["train"], parts["validation"],
                              stack_settings)
@@ -230,7 +254,7 @@ def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print) -> d
     }
 
 
-def reproduce(settings: ReproduceSettings, out: str | os.PathLike, log=print) -> dict:
+def reproduce(settings: ReproduceSettings, out: str | os.PathLike, log=print, overwrite: bool = False) -> dict:
     """Every task of the chosen papers; results.json, report.md and the figures in `out`."""
     import torch
 
@@ -251,7 +275,7 @@ def reproduce(settings: ReproduceSettings, out: str | os.PathLike, log=print) ->
     families, skipped = [], []
     for task in tasks:
         try:
-            families.append(run_task(task, settings, out, log))
+            families.append(run_task(task, settings, out, log, overwrite))
         except SourceUnavailable as error:  # e.g. natural CausH offline without its CoNLL-U sources
             reason = " ".join(str(error).split())
             skipped.append({"family": task.family, "head": task.head, "reason": reason})
@@ -313,7 +337,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         epochs=args.epochs, patience=args.patience, size=args.size, data_seed=args.data_seed, dataset=args.dataset,
         embedding_cache_dir=args.embedding_cache_dir, families=args.families)
     with locked(args.out, "--out"):
-        results = reproduce(settings, args.out)
+        check_out(args.out, "reproduce", settings.identity(), args.overwrite, resumable=True)
+        mark_out(args.out, "reproduce", settings.identity())
+        results = reproduce(settings, args.out, overwrite=args.overwrite)
         paths = write_outputs(results, args.out)
     print(f"wrote {paths['report']} (+ results.json and {len(paths) - 2} figures) in {args.out} "
           f"[{results['seconds'] / 60:.1f} min]")
@@ -330,6 +356,9 @@ def add_parser(sub) -> None:
                                    "mean ± std, protocol differences), results.json and heatmaps / picked-label "
                                    "bars per family.")
     p.add_argument("--out", required=True, help="folder for report.md, results.json, figures and runs/ (resumable)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="write into an --out that holds other files or a run with other settings (its saved runs "
+                        "are trained again)")
     p.add_argument("--paper", nargs="+", metavar="ID", help="seed papers (000 001 002 003 004; default: all, plus "
                    "the configs no paper reports)")
     p.add_argument("--families", nargs="+", metavar="PREFIX", help="only these families of the papers' tables "

@@ -163,6 +163,36 @@ def test_grid_out_file_fails_before_any_training(capsys, tmp_path, monkeypatch):
     fails(capsys, ["latent", str(tmp_path), "--out", str(target / "sub")], f"{target} is a file, not a folder")
 
 
+def test_grid_never_replaces_results_in_out_without_overwrite(capsys, tmp_path, monkeypatch):
+    import blm_eval.grid
+    from blm_eval.out_folder import mark_out
+
+    monkeypatch.setattr(blm_eval.grid, "run_grid", lambda *a, **k: pytest.fail("trained before checking --out"))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "results.json").write_text("{}")
+    fails(capsys, ["grid", A, "--out", str(mine), "--seeds", "1"],
+          f"--out {mine} already holds files not written by blm grid (results.json); pass --overwrite")
+    earlier = tmp_path / "earlier"
+    mark_out(earlier, "grid", {})
+    (earlier / "report.md").write_text("an earlier grid")
+    fails(capsys, ["grid", A, "--out", str(earlier), "--seeds", "1"],
+          f"--out {earlier} holds the results of an earlier blm grid; pass --overwrite")
+    mark_out(earlier, "reproduce", {})
+    fails(capsys, ["grid", A, "--out", str(earlier), "--seeds", "1"],
+          f"--out {earlier} holds the results of blm reproduce; pass --overwrite")
+    assert (mine / "results.json").read_text() == "{}" and (earlier / "report.md").read_text() == "an earlier grid"
+    class Trained(BaseException):
+        pass
+
+    def train(*args, **kwargs):
+        raise Trained
+
+    monkeypatch.setattr(blm_eval.grid, "run_grid", train)
+    with pytest.raises(Trained):  # --overwrite passes the check and reaches training
+        main(["grid", A, "--out", str(mine), "--seeds", "1", "--overwrite"])
+
+
 # -------------------------------------------------------------------------------------- input files
 @pytest.mark.parametrize("make, part", [
     (lambda p: p, "is a folder; give the CoNLL-U files in it"),

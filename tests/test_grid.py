@@ -108,7 +108,8 @@ def test_flags_the_grid_sets_itself_are_refused_in_train_args():
 
 def test_the_grid_writes_report_results_and_readable_figures(agr_grid):
     out, results = agr_grid
-    assert {p.name for p in out.iterdir()} == {"report.md", "results.json", "heatmap.png", "picked_labels.png"}
+    assert {p.name for p in out.iterdir()} == {"report.md", "results.json", "heatmap.png", "picked_labels.png",
+                                                ".blm-out.json"}
     assert all((out / name).read_bytes().startswith(b"\x89PNG") for name in ("heatmap.png", "picked_labels.png"))
     report = (out / "report.md").read_text()
     assert "| train \\ test | typeI | typeII | typeIII |" in report

@@ -5,6 +5,7 @@ consistent with what is run; `--encoder auto` resolves from the measured table."
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
 from pathlib import Path
 
@@ -80,26 +81,53 @@ def test_report_states_the_protocol_differences_and_shows_the_figures(reproduced
     assert all(1 <= r["epochs"] <= 3 and 1 <= r["best_epoch"] <= r["epochs"] for r in runs)
 
 
-def test_a_second_run_reuses_finished_train_configs_and_other_settings_train_again(reproduced, capsys):
+def copy_of(reproduced, tmp_path) -> tuple[Path, list[str]]:
+    """A copy of the reproduced folder and the argv that writes into it (the module's folder stays as it is)."""
+    out, argv, _ = reproduced
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    changed = list(argv)
+    changed[changed.index("--out") + 1] = str(copy)
+    return copy, changed
+
+
+def refused_line(capsys, argv) -> str:
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    [line] = [line for line in err.splitlines() if line.startswith("blm reproduce: error: ")]
+    return line
+
+
+def test_a_second_run_reuses_finished_train_configs(reproduced, capsys):
     out, argv, results = reproduced
     capsys.readouterr()
     assert main(argv) == 0
     assert capsys.readouterr().out.count("reused from") == 3
     again = json.loads((out / "results.json").read_text())
     assert again["families"][0]["cells"] == results["families"][0]["cells"]
-    changed = list(argv)
-    changed[changed.index("--seeds") + 1] = "1"
-    assert main(changed) == 0
+
+
+def test_other_settings_in_the_same_out_are_refused_and_trained_again_with_overwrite(reproduced, tmp_path, capsys):
+    copy, argv = copy_of(reproduced, tmp_path)
+    argv[argv.index("--seeds") + 1] = "1"
+    before = (copy / "results.json").read_bytes()
+    line = refused_line(capsys, argv)
+    assert "holds a blm reproduce run with other settings (--seeds 2 -> 1)" in line and "--overwrite" in line
+    assert (copy / "results.json").read_bytes() == before
+    assert main([*argv, "--overwrite"]) == 0
     assert "reused from" not in capsys.readouterr().out
-    assert len(json.loads((out / "results.json").read_text())["families"][0]["runs"]) == 3
+    assert len(json.loads((copy / "results.json").read_text())["families"][0]["runs"]) == 3
 
 
-def test_saved_runs_on_other_data_are_trained_again(reproduced, capsys, monkeypatch):
+def test_saved_runs_on_other_data_are_refused_and_trained_again_with_overwrite(reproduced, tmp_path, capsys,
+                                                                              monkeypatch):
     """Changed data (here one training instance fewer per config, as an edited lexicon would give) under the same
-    settings must not reuse the saved runs."""
+    settings must not reuse the saved runs, nor silently replace them."""
     import blm_eval.reproduce as reproduce
 
-    out, argv, _ = reproduced
+    copy, argv = copy_of(reproduced, tmp_path)
     loaded = reproduce.load_family
 
     def one_fewer(task, settings):
@@ -107,13 +135,35 @@ def test_saved_runs_on_other_data_are_trained_again(reproduced, capsys, monkeypa
         return {c: {**parts, "train": parts["train"].select(range(len(parts["train"]) - 1))}
                 for c, parts in data.items()}
 
+    digest = reproduce.runs_code_digest()  # the data changes, the code does not (load_family's source is in it)
+    monkeypatch.setattr(reproduce, "runs_code_digest", lambda: digest)
     monkeypatch.setattr(reproduce, "load_family", one_fewer)
-    capsys.readouterr()
-    assert main(argv) == 0
+    line = refused_line(capsys, argv)
+    assert "was trained on other data or another encoder" in line
+    assert main([*argv, "--overwrite"]) == 0
     assert "reused from" not in capsys.readouterr().out
-    monkeypatch.setattr(reproduce, "load_family", loaded)
-    assert main(argv) == 0  # the saved runs are the original data's again
-    assert "reused from" not in capsys.readouterr().out
+
+
+def test_saved_runs_made_by_other_code_are_refused(reproduced, tmp_path, capsys, monkeypatch):
+    import blm_eval.reproduce as reproduce
+
+    _, argv = copy_of(reproduced, tmp_path)
+    monkeypatch.setattr(reproduce, "runs_code_digest", lambda: "edited")
+    line = refused_line(capsys, argv)
+    assert "with other settings (code (a digest) '" in line and "-> 'edited')" in line
+
+
+def test_a_folder_of_someone_elses_files_is_not_written_into(reproduced, tmp_path, capsys):
+    out, argv, _ = reproduced
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "report.md").write_text("my notes\n")
+    argv = list(argv)
+    argv[argv.index("--out") + 1] = str(mine)
+    line = refused_line(capsys, argv)
+    assert line.endswith(f"--out {mine} already holds files not written by blm reproduce (report.md); pass "
+                         "--overwrite to replace them, or choose a new --out")
+    assert (mine / "report.md").read_text() == "my notes\n" and sorted(p.name for p in mine.iterdir()) == ["report.md"]
 
 
 def test_every_published_number_names_settings_the_papers_tables_run():
@@ -175,7 +225,7 @@ def test_a_family_whose_data_cannot_be_loaded_is_reported_as_not_run(tmp_path, m
     from blm_eval.reproduce_report import write_outputs
     from builders.base import SourceUnavailable
 
-    def unavailable(task, settings, out, log):
+    def unavailable(task, settings, out, log, overwrite):
         raise SourceUnavailable(f"{task.family}: no CoNLL-U sources given")
 
     monkeypatch.setattr(reproduce, "run_task", unavailable)
