@@ -300,3 +300,18 @@ def test_balanced_wellformed_from_drops_well_formed_candidates_of_other_rules_an
     answers = balanced_answers(gold, declared, book, dog)
     assert [(a.label, a.error_class) for a in answers] == [("Correct", "CORRECT"), ("AE", "GRAMMAR"),
                                                            ("BOTH", "GRAMMAR")]
+
+
+def test_distractors_are_shuffled_around_the_gold_not_left_in_declared_order():
+    """Every distractor label takes many answer positions, and the distractors' order varies between instances
+    (unshuffled, each label would sit at one position relative to the gold and a model could learn it)."""
+    out = generate(registry.get_spec("agr_en_typeI"), Options(size=300), progress=False)
+    records = out["train"].records + out["test"].records
+    orders = {tuple(label for i, label in enumerate(r["answer_labels"]) if i != r["label"]) for r in records}
+    assert len(orders) > 50
+    positions: dict[str, set[int]] = {}
+    for record in records:
+        for i, label in enumerate(record["answer_labels"]):
+            positions.setdefault(label, set()).add(i)
+    width = len(records[0]["answers"])
+    assert all(len(seen) == width for seen in positions.values()), positions
