@@ -19,14 +19,21 @@ class CandidateScorer(nn.Module):
         self.kind = kind
 
     def forward(self, prediction: torch.Tensor, candidates: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Scores [B, A] of candidates [B, A, d] against predictions [B, d]; padded candidates get MASKED_SCORE."""
+        """Scores [..., A] of candidates [..., A, d] against predictions [..., d] (any leading dimensions: a batch,
+        or heads x batch); padded candidates get MASKED_SCORE."""
         if self.kind == "cosine":
             prediction = F.normalize(prediction, dim=-1)
             candidates = F.normalize(candidates, dim=-1)
-        scores = torch.einsum("bad,bd->ba", candidates, prediction)
+        scores = torch.einsum("...ad,...d->...a", candidates, prediction)
         if mask is not None:
             scores = scores.masked_fill(~mask.bool(), MASKED_SCORE)
         return scores
+
+
+def centre_on_context(context: torch.Tensor, answers: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Context [..., C, d] and answers [..., A, d] less the mean of the context sentences (--center_context)."""
+    centre = context.mean(dim=-2, keepdim=True)
+    return context - centre, answers - centre
 
 
 class MaxMarginLoss(nn.Module):
@@ -42,18 +49,20 @@ class MaxMarginLoss(nn.Module):
 
     def forward(self, scores: torch.Tensor, gold: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """Loss from scores [B, A], gold indices [B] and a candidate mask [B, A] (True = real candidate)."""
+        return self.per_instance(scores, gold, mask).mean()
+
+    def per_instance(self, scores: torch.Tensor, gold: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """The hinge of each instance [...] from scores [..., A] and gold indices [...] (any leading dimensions)."""
         if mask is None:
             mask = torch.ones_like(scores, dtype=torch.bool)
-        mask = mask.bool()
-        gold_score = scores.gather(1, gold.long().unsqueeze(1))  # [B, 1]
-        negatives = mask.clone()
-        negatives.scatter_(1, gold.long().unsqueeze(1), False)
+        gold = gold.long().unsqueeze(-1)
+        gold_score = scores.gather(-1, gold)  # [..., 1]
+        negatives = mask.bool().clone()
+        negatives.scatter_(-1, gold, False)
         if self.reduction == "sum":
-            hinge = (self.margin - gold_score + scores).clamp(min=0) * negatives
-            return hinge.sum(dim=1).mean()
-        n_negatives = negatives.sum(dim=1).clamp(min=1)
-        mean_negative = (scores * negatives).sum(dim=1) / n_negatives
-        return (self.margin - gold_score.squeeze(1) + mean_negative).clamp(min=0).mean()
+            return ((self.margin - gold_score + scores).clamp(min=0) * negatives).sum(dim=-1)
+        mean_negative = (scores * negatives).sum(dim=-1) / negatives.sum(dim=-1).clamp(min=1)
+        return (self.margin - gold_score.squeeze(-1) + mean_negative).clamp(min=0)
 
 
 def gaussian_kl(mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:

@@ -20,14 +20,13 @@ from dataclasses import dataclass, field
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 from torch.func import functional_call, stack_module_state, vmap
 
 from .configuration import BlmConfig
 from .data import IndexedBlmDataset
 from .errors import CorruptInputError
 from .heads import build_head
-from .losses import MASKED_SCORE, CandidateScorer, MaxMarginLoss
+from .losses import CandidateScorer, MaxMarginLoss, centre_on_context
 
 
 @dataclass
@@ -112,22 +111,12 @@ class StackedHeads:
         [M, B, A, d], as BlmModel.forward computes them (centring, scores, max-margin; blm_models/losses.py)."""
         self.base.train(training)
         if self.center:
-            centre = context.mean(dim=2, keepdim=True)
-            context, answers = context - centre, answers - centre
+            context, answers = centre_on_context(context, answers)
         with warnings.catch_warnings():  # the VAE heads' own max-margin (scatter_) runs head by head under vmap
             warnings.filterwarnings("ignore", message="There is a performance drop")
             prediction, auxiliary = vmap(self._predict_one, randomness="different")(params, buffers, context)
-        if self.scorer.kind == "cosine":
-            prediction, answers = F.normalize(prediction, dim=-1), F.normalize(answers, dim=-1)
-        scores = torch.einsum("mbad,mbd->mba", answers, prediction).masked_fill(~mask, MASKED_SCORE)
-        gold_score = scores.gather(2, gold.unsqueeze(2))
-        negatives = mask & (torch.arange(scores.shape[2]) != gold.unsqueeze(2))
-        margin = self.margin_loss.margin
-        if self.margin_loss.reduction == "sum":
-            loss = ((margin - gold_score + scores).clamp(min=0) * negatives).sum(dim=2).mean(dim=1)
-        else:
-            mean_negative = (scores * negatives).sum(dim=2) / negatives.sum(dim=2).clamp(min=1)
-            loss = (margin - gold_score.squeeze(2) + mean_negative).clamp(min=0).mean(dim=1)
+        scores = self.scorer(prediction, answers, mask)
+        loss = self.margin_loss.per_instance(scores, gold, mask).mean(dim=1)
         return loss + auxiliary, scores
 
 

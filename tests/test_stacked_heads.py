@@ -77,10 +77,12 @@ def test_heads_reading_different_tables_match_runs_on_each_table(data):
     assert stacked.best_validation[0] != stacked.best_validation[1] or stacked.history[0] != stacked.history[1]
 
 
-def test_one_stacked_head_trains_like_blm_model_with_adam(data):
-    """The stack computes what BlmModel.forward computes (scores, max-margin loss) under plain Adam."""
+@pytest.mark.parametrize("overrides", [{"score": "cosine"}, {"score": "dot", "margin_reduction": "mean"}])
+def test_one_stacked_head_trains_like_blm_model_with_adam(data, overrides):
+    """The stack computes what BlmModel.forward computes (scores, max-margin loss of either reduction) under plain
+    Adam."""
     tables, train, validation, _ = data
-    config = tiny_config(score="cosine", center_context=True)
+    config = tiny_config(center_context=True, **overrides)
     settings = StackSettings(epochs=3, patience=0, batch_size=32, learning_rate=3e-3)
     stacked = train_stack(config, [11], tables, train, validation, settings)
 
