@@ -66,7 +66,9 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="folder to write: new, empty, or a previous export (see --overwrite)")
     p.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     p.add_argument("--default", help="the config load_dataset picks without a name (default: agr_en_typeI)")
-    p.add_argument("--license", default="apache-2.0", help="Hub licence id written into the card")
+    p.add_argument("--license", help="Hub licence id of the generated configs (default: apache-2.0) and of --sources "
+                                     "files of no corpus the toolkit knows; configs derived from a known corpus keep "
+                                     "its licence (builders/licences.yaml)")
     p.add_argument("--no-audit", action="store_true", help="skip the answer-only audit column of the card")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--format", choices=("hub", "calamita"), default="hub",

@@ -14,6 +14,7 @@ from blm_datasets.digest import files_digest, source_digest
 from blm_datasets.features import FEATURES
 from builders import registry
 from builders.generate import Options, SpilledShard, generate_split, plan_splits, read_shard, spill_split
+from builders.licences import config_licence
 
 logger = logging.getLogger(__name__)
 
@@ -77,8 +78,16 @@ class BlmBuilder(datasets.GeneratorBasedBuilder):
             features=FEATURES,
             citation=_CITATION,
             homepage="https://github.com/CLCL-Geneva/BLM-SNFDisentangling",
-            license="apache-2.0",
+            license=self._licence(),
         )
+
+    def _licence(self) -> str:
+        """The config's licence (builders.licences): apache-2.0 for generated data, the corpus's for derived data."""
+        try:
+            found = config_licence(registry.get_spec(self.config.name), self.config.sources, "apache-2.0", None)
+        except ValueError:  # sources of no known corpus: their licence is the user's to state (blm export --license)
+            return "unknown (derived from user-given source files)"
+        return " and ".join(found.ids)
 
     def download_and_prepare(self, *args, num_proc: int | None = None, **kwargs):
         self._generation_num_proc = num_proc or 1

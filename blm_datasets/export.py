@@ -40,6 +40,7 @@ from builders import registry
 from builders.base import ImpossibleSize, SourceUnavailable
 from builders.generate import Options, generate, generate_with_twin
 from builders.lexicon import LexiconError
+from builders.licences import ConfigLicence, config_licence
 from builders.locks import locked
 from hub_cards.dataset_card import render_dataset_card
 from hub_cards.schema import check_dataset_card_data, require_valid
@@ -47,6 +48,7 @@ from hub_cards.sections import join_card, merge_card, split_card
 
 ROW_GROUP_SIZE = 1000               # rows per parquet row group, as datasets writes them
 MAX_SHARD_BYTES = 500 * 1024 ** 2   # in-memory (arrow) bytes per parquet shard, as push_to_hub
+GENERATED_LICENSE = "apache-2.0"    # data generated from the toolkit's own templates and lexicons
 AUDIT_TEST_SAMPLE = 500             # the answer-only audit runs on at most this many test rows …
 AUDIT_TRAIN_SAMPLE = 500            # … with its classifier trained on at most this many train rows
 
@@ -316,13 +318,14 @@ def generation_info(opts: Options) -> dict[str, Any]:
 
 def _card_writer(generation: dict[str, Any], default: str | None, license_id: str,
                  skipped: Callable[[], list[str]], card_extras: Mapping[str, Any] | None = None,
-                 card_notes: str | None = None) -> Callable[[Path, dict[str, dict]], str]:
+                 card_notes: str | None = None, licences: Mapping[str, ConfigLicence] | None = None
+                 ) -> Callable[[Path, dict[str, dict]], str]:
     """A function (folder, {name: summary dict}) -> card text, merged into the card already there."""
     def card(out: Path, summaries: dict[str, dict]) -> str:
         configs = [summary_from_dict(s) for s in summaries.values()]
         text = render_dataset_card(configs, generation, FEATURES, default if default in summaries else None,
                                    BlmBuilder.DEFAULT_CONFIG_NAME, (AUDIT_TEST_SAMPLE, AUDIT_TRAIN_SAMPLE), license_id,
-                                   [n for n in skipped() if n not in summaries])
+                                   [n for n in skipped() if n not in summaries], licences)
         if card_extras or card_notes:
             data, body = split_card(text)
             if card_notes:
@@ -338,7 +341,7 @@ def _card_writer(generation: dict[str, Any], default: str | None, license_id: st
 
 
 def export(names: list[str], out: str | Path, opts: Options = Options(), num_proc: int = 1, audit: bool = True,
-           default: str | None = None, license_id: str = "apache-2.0", skip_unavailable: bool = False,
+           default: str | None = None, license_id: str | None = None, skip_unavailable: bool = False,
            report: Callable[[str], None] | None = print, progress: bool = True,
            overwrite: bool = False) -> ExportResult:
     """Export ``names`` into ``out`` (parquet per config and split, plus the README.md dataset card).
@@ -347,27 +350,30 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
     a rerun resumes a killed export); another export there (other options, or configs this one
     leaves out) is replaced only with ``overwrite``. With ``skip_unavailable`` (``--all``), configs
     whose input files are missing here are left out and listed in the report and the card.
+    Each config carries its licence (``builders.licences``): ``license_id`` (default apache-2.0) for generated
+    data, the corpus's for data derived from a known corpus, ``license_id`` (required) for other sources.
     """
     start = time.perf_counter()
     if not names:
         raise ValueError("no configs to export: name some (see `blm list`) or pass --all")
     names = list(dict.fromkeys(names))
-    for name in names:
-        registry.get_spec(name)
+    licences = {name: config_licence(registry.get_spec(name), opts.sources, GENERATED_LICENSE, license_id)
+                for name in names}
     if default is not None and default not in names:
         raise ValueError(f"--default {default!r} is not among the exported configs")
     with locked(out, "--out"):
-        return _export_locked(names, out, opts, num_proc, audit, default, license_id, skip_unavailable, report,
+        return _export_locked(names, out, opts, num_proc, audit, default, licences, skip_unavailable, report,
                               progress, overwrite, start)
 
 
 def _export_locked(names: list[str], out: str | Path, opts: Options, num_proc: int, audit: bool, default: str | None,
-                   license_id: str, skip_unavailable: bool, report: Callable[[str], None] | None, progress: bool,
+                   licences: Mapping[str, ConfigLicence], skip_unavailable: bool, report: Callable[[str], None] | None, progress: bool,
                    overwrite: bool, start: float) -> ExportResult:
     """``export`` once it holds the folder's lock."""
     info = generation_info(opts)
     folder = ExportFolder(out, info, names, overwrite=overwrite)
-    folder.write_card = _card_writer(info, default, license_id, lambda: list(folder.manifest["skipped"]))
+    folder.write_card = _card_writer(info, default, GENERATED_LICENSE, lambda: list(folder.manifest["skipped"]),
+                                     licences=licences)
     kept = folder.open()
     out = folder.out
     say = report or (lambda _msg: None)

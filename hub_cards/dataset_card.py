@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from builders import registry
@@ -71,13 +72,22 @@ def audit_cell(audit: dict[str, Any] | None) -> str:
     return " · ".join(parts) + f" / chance {audit['chance_wellformed']:.2f}{star}"
 
 
-def card_metadata(configs: list, default: str, license_id: str, features: Any) -> dict[str, Any]:
+def card_licence(configs: list, license_id: str, licences: Mapping[str, Any] | None) -> str | list[str]:
+    """The header's licence: the one licence of every config, or the list of them (`license_id` without
+    per-config licences)."""
+    ids = list(dict.fromkeys(i for c in configs for i in (licences[c.name].ids if licences and c.name in licences
+                                                           else (license_id,))))
+    return ids[0] if len(ids) == 1 else ids
+
+
+def card_metadata(configs: list, default: str, license_id: str, features: Any,
+                  licences: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The YAML header: configs with their data files, dataset_info, licence, languages, tasks, sizes, tags."""
     languages = sorted({c.language.split("-")[0] for c in configs})
     total = sum(c.num_examples for c in configs)
     return {
         "pretty_name": PRETTY_NAME,
-        "license": license_id,
+        "license": card_licence(configs, license_id, licences),
         "language": languages,
         "multilinguality": "multilingual" if len(languages) > 1 else "monolingual",
         "annotations_creators": ["machine-generated"],
@@ -141,7 +151,8 @@ def _phenomena(configs: list) -> list[dict[str, Any]]:
 
 def render_dataset_card(configs: list, generation: dict[str, Any], features: Any, default: str | None = None,
                         preferred_default: str | None = None, audit_sample: tuple[int, int] = (0, 0),
-                        license_id: str = "apache-2.0", skipped: list[str] | None = None) -> str:
+                        license_id: str = "apache-2.0", skipped: list[str] | None = None,
+                        licences: Mapping[str, Any] | None = None) -> str:
     """The README.md text for exported config summaries (see blm_datasets.export.ConfigSummary).
 
     ``features`` are the records' datasets Features; without ``default``, ``preferred_default``
@@ -150,7 +161,7 @@ def render_dataset_card(configs: list, generation: dict[str, Any], features: Any
     names = [c.name for c in configs]
     if default is None:
         default = preferred_default if preferred_default in names else names[0]
-    metadata = card_metadata(configs, default, license_id, features)
+    metadata = card_metadata(configs, default, license_id, features, licences)
     require_valid(check_dataset_card_data(metadata), "the generated dataset card")
     split_description = ("so that test instances use lemmas (verbs or agreement seeds) never seen in train"
                          if generation["split_mode"] == "lemma" else "at random, instance by instance")
@@ -171,4 +182,20 @@ def render_dataset_card(configs: list, generation: dict[str, Any], features: Any
         audit_test_sample=audit_sample[0], audit_train_sample=audit_sample[1],
         command="" if imported else reproduce_command(names, generation, registry.config_names()),
         skipped=skipped or [],
+        licences=_licence_rows(configs, licences),
     )
+
+
+def _licence_rows(configs: list, licences: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """One row per licence and reason: the configs under it (shown when the configs' licences differ or come
+    from a corpus)."""
+    if not licences:
+        return []
+    rows: dict[tuple, list[str]] = {}
+    for c in configs:
+        if c.name in licences:
+            rows.setdefault((licences[c.name].ids, licences[c.name].reason), []).append(c.name)
+    if len(rows) == 1 and next(iter(rows))[1].startswith("generated"):
+        return []
+    return [{"licence": " and ".join(ids), "reason": reason, "configs": ", ".join(names)}
+            for (ids, reason), names in rows.items()]
