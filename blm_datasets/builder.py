@@ -70,6 +70,7 @@ class BlmBuilder(datasets.GeneratorBasedBuilder):
             kwargs["dataset_name"] = "blm"
         super().__init__(*args, **kwargs)
         self._generation_num_proc = 1
+        self._generation_progress = False
         self._spill_dir: Path | None = None
 
     def _info(self) -> datasets.DatasetInfo:
@@ -89,8 +90,11 @@ class BlmBuilder(datasets.GeneratorBasedBuilder):
             return "unknown (derived from user-given source files)"
         return " and ".join(found.ids)
 
-    def download_and_prepare(self, *args, num_proc: int | None = None, **kwargs):
+    def download_and_prepare(self, *args, num_proc: int | None = None, generation_progress: bool = False,
+                             **kwargs):
+        """datasets' prepare step; `generation_progress` shows a bar per split while instances are generated."""
         self._generation_num_proc = num_proc or 1
+        self._generation_progress = generation_progress
         # instances are realised and checked into pickled chunks here, then read back shard by shard: peak memory
         # does not grow with --size (a dict of every record did)
         root = Path(self._cache_dir_root)
@@ -112,7 +116,8 @@ class BlmBuilder(datasets.GeneratorBasedBuilder):
                 records = generate_split(spec, split, plans, opts, num_proc=self._generation_num_proc)
                 shards = [records[i:i + STREAM_CHUNK] for i in range(0, len(records), STREAM_CHUNK)]
             else:
-                shards = spill_split((spec,), split, plans, opts, self._generation_num_proc, self._spill_dir)[0]
+                shards = spill_split((spec,), split, plans, opts, self._generation_num_proc, self._spill_dir,
+                                     progress=self._generation_progress)[0]
             logger.info("%s %s: %d instances", spec.name, split, len(plans))
             out.append(datasets.SplitGenerator(name=split, gen_kwargs={"shards": shards}))
         return out

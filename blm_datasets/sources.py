@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -52,18 +53,19 @@ class CacheCorrupt(SourceError):
 def load_source(source: str | os.PathLike | None = None, config: str | None = None, *, seed: int = 42,
                 size: int | None = None, split_mode: str = "lemma", test_size: float | None = None,
                 sources: Sequence[str] | None = None, num_proc: int | None = None,
-                cache_dir: str | os.PathLike | None = None) -> datasets.DatasetDict:
+                cache_dir: str | os.PathLike | None = None, progress: bool = False) -> datasets.DatasetDict:
     """The DatasetDict of ``config`` from ``source`` (see the module docstring for the kinds).
 
-    The generation keywords (seed, size, split_mode, test_size, sources, num_proc) apply only to the
-    generated kind; ``cache_dir`` is the datasets cache for the generated and Hub kinds.
+    The generation keywords (seed, size, split_mode, test_size, sources, num_proc, progress: a line and a bar on
+    stderr while a config is generated, not when it is read from the cache) apply only to the generated kind;
+    ``cache_dir`` is the datasets cache for the generated and Hub kinds.
     """
     kind = source_kind(source)
     if kind == "generated":
         if config is None:
             raise SourceError("name a BLM config to generate (see `blm list`), or give a data folder or Hub repo")
         return load_generated(config, seed=seed, size=size, split_mode=split_mode, test_size=test_size,
-                              sources=sources, num_proc=num_proc, cache_dir=cache_dir)
+                              sources=sources, num_proc=num_proc, cache_dir=cache_dir, progress=progress)
     if kind == "hub":
         return load_hub(str(source), config, cache_dir=cache_dir)
     folder = Path(source)
@@ -131,7 +133,8 @@ def require_split(splits: datasets.DatasetDict, split: str, what: str) -> datase
 # ------------------------------------------------------------------------------------------ generated
 def load_generated(config: str, *, seed: int = 42, size: int | None = None, split_mode: str = "lemma",
                    test_size: float | None = None, sources: Sequence[str] | None = None,
-                   num_proc: int | None = None, cache_dir: str | os.PathLike | None = None) -> datasets.DatasetDict:
+                   num_proc: int | None = None, cache_dir: str | os.PathLike | None = None,
+                   progress: bool = False) -> datasets.DatasetDict:
     """A registered config through ``load_dataset("blm", ...)``; a damaged cache raises CacheCorrupt."""
     registry.get_spec(config)  # unknown names: ValueError with close matches and the valid names
     kwargs: dict[str, Any] = {"seed": seed, "split_mode": split_mode}
@@ -151,12 +154,16 @@ def load_generated(config: str, *, seed: int = 42, size: int | None = None, spli
         mine = sorted(root.glob(f"{config}-*"))
         raise _corrupt(str(mine[0] if len(mine) == 1 else root), err) from err
     cached = Path(builder.cache_dir).is_dir()
+    if progress and not cached:
+        count = f"{size} instances" if size else "the paper's size"
+        print(f"generating {config} ({count}, seed {seed}; cached for later runs)", file=sys.stderr, flush=True)
     quiet = not datasets.utils.are_progress_bars_disabled()
     try:
         if quiet:  # copying in-memory records to the cache: not worth a progress bar
             datasets.disable_progress_bars()
         try:
-            builder.download_and_prepare(num_proc=num_proc if num_proc and num_proc > 1 else None)
+            builder.download_and_prepare(num_proc=num_proc if num_proc and num_proc > 1 else None,
+                                         generation_progress=progress)
         finally:
             if quiet:
                 datasets.enable_progress_bars()

@@ -65,6 +65,11 @@ class DataArguments:
                                 "read from --dataset_path when that is an export folder or Hub repo"}
     )
     test_dataset_path: str | None = field(default=None, metadata={"help": "test on this folder's (or repo's) test split"})
+    dataset_size: int | None = field(
+        default=None, metadata={"help": "generated configs: instances per config, train + test (default: the "
+                                "paper's size; `blm generate --size`)"})
+    dataset_seed: int = field(
+        default=42, metadata={"help": "generated configs: the generation seed (`blm generate --seed`)"})
     max_train_instances: int = field(
         default=2000, metadata={"help": "sample this many training instances, as the papers do (0 = all)"}
     )
@@ -74,6 +79,14 @@ class DataArguments:
     )
 
     def __post_init__(self) -> None:
+        if self.dataset_size is not None and self.dataset_size < 2:
+            raise UsageError(f"--dataset_size {self.dataset_size}: give at least 2 (train + test instances)")
+        generated = [flag for flag, config, path in (("--dataset_config", self.dataset_config, self.dataset_path),
+                                                     ("--test_dataset_config", self.test_dataset_config,
+                                                      self.test_dataset_path)) if config and not path]
+        if (self.dataset_size is not None or self.dataset_seed != 42) and not generated:
+            raise UsageError("--dataset_size and --dataset_seed size and seed generated configs (--dataset_config "
+                             "without --dataset_path); data read from a folder or Hub repo has its size already")
         # --test_dataset_config next to an export folder or Hub repo means that folder's config
         if self.test_dataset_config and not self.test_dataset_path and self.dataset_config and self.dataset_path:
             from blm_datasets.sources import source_kind

@@ -32,18 +32,20 @@ def load_blm_config(name: str, **kwargs) -> datasets.DatasetDict:
     return datasets.load_dataset("blm", name, **kwargs)
 
 
-def load_splits(dataset_config: str | None = None, dataset_path: str | None = None) -> datasets.DatasetDict:
+def load_splits(dataset_config: str | None = None, dataset_path: str | None = None, *, size: int | None = None,
+                seed: int = 42, progress: bool = False) -> datasets.DatasetDict:
     """Train and test splits of a BLM config, through the toolkit's one loader (``load_source``).
 
     ``dataset_config`` alone: the registered config, generated; ``dataset_path`` alone: a save_to_disk
     folder (or a folder holding one config); both: that config of a `blm export` folder, a `blm generate
-    --out` folder or a Hub dataset repo. Missing or empty splits are clear errors.
+    --out` folder or a Hub dataset repo. Missing or empty splits are clear errors. ``size`` and ``seed`` size and
+    seed a generated config (``progress``: say so on stderr while it is generated).
     """
     if dataset_config is None and dataset_path is None:
         raise ValueError("give --dataset_config NAME (generated, e.g. agr_en_typeI), --dataset_path FOLDER "
                          "(a save_to_disk DatasetDict), or both (a config of a `blm export` folder or Hub repo)")
     source = f"{dataset_path} ({dataset_config})" if dataset_path and dataset_config else dataset_config or dataset_path
-    loaded = load_source(dataset_path, dataset_config)
+    loaded = load_source(dataset_path, dataset_config, size=size, seed=seed, progress=progress)
     for split in ("train", "test"):
         if split not in loaded:
             raise MissingSplitError(

@@ -63,11 +63,12 @@ def _data_flag(config: str | None, path: str | None) -> str:
     return " ".join(part for part in parts if part) or "--dataset_config/--dataset_path"
 
 
-def load_checked_splits(config: str | None, path: str | None, flag_prefix: str = "") -> datasets.DatasetDict:
+def load_checked_splits(config: str | None, path: str | None, flag_prefix: str = "", size: int | None = None,
+                        seed: int = 42, progress: bool = False) -> datasets.DatasetDict:
     """`load_splits`, with any failure to load as a DataError naming the flags; empty train/test splits are errors."""
     flag = _data_flag(config, path).replace("--", f"--{flag_prefix}")
     try:
-        loaded = load_splits(config, path)
+        loaded = load_splits(config, path, size=size, seed=seed, progress=progress)
     except BlmError:
         raise
     except (ValueError, OSError, KeyError) as error:  # the loader's own message says what is wrong
@@ -82,12 +83,14 @@ def load_checked_splits(config: str | None, path: str | None, flag_prefix: str =
     return loaded
 
 
-def prepare_splits(data_args: DataArguments, seed: int) -> datasets.DatasetDict:
+def prepare_splits(data_args: DataArguments, seed: int, progress: bool = False) -> datasets.DatasetDict:
     """train (sampled), validation (carved from train) and test splits."""
-    loaded = load_checked_splits(data_args.dataset_config, data_args.dataset_path)
+    generation = {"size": data_args.dataset_size, "seed": data_args.dataset_seed, "progress": progress}
+    loaded = load_checked_splits(data_args.dataset_config, data_args.dataset_path, **generation)
     test = loaded["test"]
     if data_args.test_dataset_config or data_args.test_dataset_path:
-        test = load_checked_splits(data_args.test_dataset_config, data_args.test_dataset_path, "test_")["test"]
+        test = load_checked_splits(data_args.test_dataset_config, data_args.test_dataset_path, "test_",
+                                   **generation)["test"]
     train, validation = sample_train_validation(loaded["train"], data_args, seed)
     return datasets.DatasetDict({"train": train, "validation": validation, "test": test})
 
@@ -314,7 +317,7 @@ def _train_locked(data_args, encoder_args, head_args, training_args, state, call
     checkpoint = resolve_resume(training_args, state.num_processes)
     torch.set_flush_denormal(True)  # tiny gradients late in training otherwise slow CPU training several-fold
     set_seed(training_args.seed)
-    splits = prepare_splits(data_args, training_args.seed)
+    splits = prepare_splits(data_args, training_args.seed, progress=state.is_local_main_process)
     run = prepare_run(splits, data_args, encoder_args, head_args, training_args, state, callbacks)
     trainer, indexed, index = run.trainer, run.indexed, run.index
     use_quiet_console(trainer, training_args)

@@ -128,6 +128,26 @@ def test_an_unknown_dataset_config_reports_the_loaders_suggestions(tmp_path, cap
     assert line.startswith("--dataset_config agr_en_typI: ") and "agr_en_typeI" in line
 
 
+def test_a_generated_config_takes_its_size_and_seed_from_dataset_size_and_dataset_seed(
+    tmp_path, capsys, tiny_encoder_dir
+):
+    argv = train_args(tmp_path / "unused", tiny_encoder_dir, tmp_path, "--num_train_epochs", "1")
+    argv[0:2] = ["--dataset_config", "agr_en_typeI", "--dataset_size", "48", "--dataset_seed", "3"]
+    report = main(argv)
+    assert sum(report[part]["instances"] for part in ("training", "validation", "test")) == 48
+    assert report["config"]["data"]["dataset_size"] == 48 and report["config"]["data"]["dataset_seed"] == 3
+    assert "generating agr_en_typeI (48 instances, seed 3; cached for later runs)" in capsys.readouterr().err
+    argv[argv.index("--output_dir") + 1] = str(tmp_path / "again")
+    main(argv)
+    assert "generating" not in capsys.readouterr().err  # read from the cache, nothing to announce
+
+
+def test_dataset_size_with_data_read_from_a_folder_is_refused(tmp_path, capsys, small_agreement_dir,
+                                                             tiny_encoder_dir):
+    line = fails_with(capsys, train_args(small_agreement_dir, tiny_encoder_dir, tmp_path, "--dataset_size", "40"))
+    assert line.startswith("--dataset_size and --dataset_seed size and seed generated configs")
+
+
 def test_a_missing_dataset_folder_is_named(tmp_path, capsys, tiny_encoder_dir):
     line = fails_with(capsys, train_args(tmp_path / "nowhere", tiny_encoder_dir, tmp_path))
     assert line.startswith(f"--dataset_path {tmp_path / 'nowhere'}: ")
