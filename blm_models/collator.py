@@ -8,7 +8,7 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 from transformers import PreTrainedTokenizerBase
 
-from .data import IGNORE_INDEX
+IGNORE_INDEX = -100  # label/class id of padded candidates and of labels outside the vocabulary
 
 
 def _pad(tensors: list[torch.Tensor], value: int) -> torch.Tensor:
