@@ -239,10 +239,15 @@ class BlmModel(PreTrainedModel):
         context_index: torch.Tensor | None = None,
         answer_index: torch.Tensor | None = None,
         frozen_states: torch.Tensor | None = None,
+        answer_label_ids: torch.Tensor | None = None,
+        answer_class_ids: torch.Tensor | None = None,
     ) -> BlmOutput:
         """Score candidates: from cached embeddings (context [B, C, d], answers [B, A, d]), or from a batch's unique
         sentences plus index tensors into them (fine-tuning): as token ids, or as the token states [U, T, d] the
-        frozen layers below the trained ones produce (`frozen_states`, with `attention_mask`)."""
+        frozen layers below the trained ones produce (`frozen_states`, with `attention_mask`).
+
+        `answer_label_ids` / `answer_class_ids` (each candidate's label and error class, as the toolkit's collators
+        give them for the metrics) are accepted and unused, so a plain `transformers.Trainer` can pass whole batches."""
         if context_embeddings is None:
             if (input_ids is None and frozen_states is None) or context_index is None or answer_index is None:
                 raise ValueError("pass context_embeddings/answer_embeddings, or input_ids (or frozen_states) with "
