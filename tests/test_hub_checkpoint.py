@@ -45,8 +45,11 @@ CHILD = textwrap.dedent("""
     scores = model(**__import__("importlib").import_module(type(model).__module__.rsplit(".", 1)[0] + ".blm_collator")
                    .SentenceBatcher(model.tokenizer(), config.max_length)
                    .batch([r["context"] for r in instances], [r["answers"] for r in instances])).logits
+    model.save_pretrained("resaved")  # saved where the toolkit is absent: the copy loads again with its code
+    model.tokenizer().save_pretrained("resaved")
+    again = AutoModel.from_pretrained("resaved", trust_remote_code=True)
     print(json.dumps({"config_class": type(config).__module__, "model_class": type(model).__module__,
-                      "picks": picks, "scores": scores.tolist(),
+                      "picks": picks, "scores": scores.tolist(), "resaved_picks": again.predict(instances),
                       "toolkit_imported": sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)}))
 """)
 
@@ -111,7 +114,7 @@ def test_a_pushed_finetuned_checkpoint_loads_and_predicts_without_the_toolkit(tm
     assert report["toolkit_imported"] == []
     assert report["model_class"].startswith("transformers_modules.") and report["model_class"].endswith("modeling_blm")
     local = BlmModel.from_pretrained(run)
-    assert report["picks"] == local.predict(instances)
+    assert report["picks"] == local.predict(instances) == report["resaved_picks"]
     batch = SentenceBatcher(local.tokenizer(), local.config.max_length).batch([r["context"] for r in instances],
                                                                               [r["answers"] for r in instances])
     with torch.no_grad():
@@ -133,7 +136,7 @@ def test_a_frozen_minilm_checkpoint_names_its_encoder_by_hub_id_and_predicts_wit
     assert "base_model: sentence-transformers/all-MiniLM-L6-v2" in (repo / "README.md").read_text()
     # the frozen encoder is not in the checkpoint: the remote code finds it by Hub id (here in its offline package)
     report = run_without_toolkit(repo, instances, tmp_path)
-    assert report["toolkit_imported"] == [] and report["picks"] == model.predict(instances)
+    assert report["toolkit_imported"] == [] and report["picks"] == model.predict(instances) == report["resaved_picks"]
 
 
 def test_the_bundle_is_generated_from_the_toolkit_modules(tmp_path, tiny_encoder_dir):
