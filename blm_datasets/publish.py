@@ -117,7 +117,8 @@ def commit_folder(api: HfApi, folder: Path, repo_id: str, repo_type: str, card: 
         chosen = files if files is not None else {rel: rel for rel in local_files(folder, ignore)}
         uploads = list(chosen)
         operations: list[Any] = [
-            CommitOperationAdd(path_in_repo=rel, path_or_fileobj=data if isinstance(data, bytes) else str(folder / data))
+            CommitOperationAdd(path_in_repo=rel,
+                               path_or_fileobj=data if isinstance(data, bytes) else str(folder / data))
             for rel, data in chosen.items()]
         if card is not None:
             old = remote_card(api, repo_id, repo_type, remote)

@@ -109,7 +109,8 @@ def check_hub_access(repo_id: str, token: str | None = None, api: Any = None) ->
 
     from blm_datasets.publish import _network_errors, hub_offline
 
-    later = f"or drop --push_to_hub and push the checkpoint afterwards with `blm push-model OUTPUT_DIR --repo {repo_id}`"
+    later = ("or drop --push_to_hub and push the checkpoint afterwards with "
+             f"`blm push-model OUTPUT_DIR --repo {repo_id}`")
     if hub_offline():
         raise UsageError(f"--push_to_hub: the Hugging Face Hub is offline (HF_HUB_OFFLINE is set); unset it, {later}")
     api = api or HfApi(token=token)
