@@ -17,6 +17,7 @@ from typing import Any
 from hub_cards.model_card import CARD_FILE, METRICS_FILE, write_model_card
 from hub_cards.sections import fill_repo_id
 
+from .encoders import public_encoder_name
 from .errors import UsageError
 from .configuration import AUTO_MAP, BlmConfig
 from .remote_code import BUNDLE, bundle_sources
@@ -56,6 +57,7 @@ def upload_files(folder: str | Path) -> dict[str, bytes | str]:
             public = without_local_paths(json.loads(path.read_text(encoding="utf-8")))
             if path.name == "config.json" and public.get("model_type") == BlmConfig.model_type:
                 public["auto_map"] = {**(public.get("auto_map") or {}), **AUTO_MAP}
+                public["encoder_name_or_path"] = public_encoder_name(public.get("encoder_name_or_path"))
             files[path.name] = (json.dumps(public, indent=2, sort_keys=True) + "\n").encode("utf-8")
         else:
             files[path.name] = path.name

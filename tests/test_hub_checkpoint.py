@@ -176,12 +176,15 @@ def test_a_checkpoint_saved_without_its_code_is_pushed_with_it(tmp_path, tiny_en
     BlmModel.from_encoder(str(tiny_encoder_dir), head="ffnn").save_pretrained(tmp_path)
     config = json.loads((tmp_path / "config.json").read_text())
     del config["auto_map"]
+    config["encoder_name_or_path"] = "all-MiniLM-L6-v2"  # as older checkpoints stored the default encoder
     (tmp_path / "config.json").write_text(json.dumps(config))
     for name in BUNDLE.values():
         (tmp_path / name).unlink()
     files = upload_files(tmp_path)
     assert files["modeling_blm.py"] == flat_source("modeling").encode() and set(BUNDLE.values()) <= set(files)
-    assert json.loads(files["config.json"])["auto_map"]["AutoModel"] == "modeling_blm.BlmModel"
+    uploaded = json.loads(files["config.json"])
+    assert uploaded["auto_map"]["AutoModel"] == "modeling_blm.BlmModel"
+    assert uploaded["encoder_name_or_path"] == "sentence-transformers/all-MiniLM-L6-v2"
 
 
 def test_blm_push_model_uploads_with_the_hub_api(tmp_path, tiny_encoder_dir, capsys):
