@@ -1,4 +1,5 @@
-"""``blm export`` and ``blm publish``: a Hub dataset folder written atomically, and its upload."""
+"""``blm export``, ``blm publish`` and ``blm push-model``: a Hub dataset folder written atomically, its upload, and
+the upload of a trained checkpoint."""
 
 from __future__ import annotations
 
@@ -54,6 +55,18 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_push_model(args: argparse.Namespace) -> int:
+    """Upload a trained checkpoint (card, config, code, weights, tokenizer) to a Hub model repo in one commit."""
+    from blm_models.push import push_checkpoint
+
+    if args.repo.count("/") != 1 or not all(args.repo.split("/")):
+        raise ValueError(f"--repo must be ORG/NAME, got {args.repo!r}")
+    info = push_checkpoint(args.folder, args.repo, private=args.private, commit_message=args.message, token=args.token)
+    print(f"pushed {args.folder} to https://huggingface.co/{args.repo}"
+          + (f" ({getattr(info, 'commit_url', '')})" if getattr(info, "commit_url", None) else ""))
+    return 0
+
+
 def register(sub) -> None:
     """Add export and publish to the ``blm`` parser."""
     p = sub.add_parser("export", help="write configs as parquet files plus a dataset card (README.md)",
@@ -83,3 +96,15 @@ def register(sub) -> None:
     p.add_argument("--message", help="commit message")
     p.add_argument("--token", help="Hub token (default: the logged-in one or HF_TOKEN)")
     p.set_defaults(func=cmd_publish)
+
+    p = sub.add_parser("push-model", help="upload a trained checkpoint to a Hugging Face model repo (one commit)",
+                       description="Upload a checkpoint folder (train.py --output_dir or save_pretrained): the model "
+                                   "card, config (without local paths), the model's code for trust_remote_code, the "
+                                   "weights and the tokenizer. metrics.json, checkpoint-* folders and optimizer "
+                                   "state stay local.")
+    p.add_argument("folder", help="a checkpoint folder (config.json, model.safetensors, the model code)")
+    p.add_argument("--repo", required=True, help="ORG/NAME of the model repo (created if missing)")
+    p.add_argument("--private", action="store_true", help="create the repo private")
+    p.add_argument("--message", help="commit message")
+    p.add_argument("--token", help="Hub token (default: the logged-in one or HF_TOKEN)")
+    p.set_defaults(func=cmd_push_model)

@@ -105,17 +105,21 @@ def _check_merged(card: str, repo_type: str, repo_id: str) -> None:
 
 def commit_folder(api: HfApi, folder: Path, repo_id: str, repo_type: str, card: str | None, *,
                   private: bool = False, commit_message: str, stale_prefixes: tuple[str, ...] = (),
-                  ignore: tuple[str, ...] = ()) -> Any:
+                  ignore: tuple[str, ...] = (), files: dict[str, bytes | str] | None = None) -> Any:
     """Create the repo if needed and upload ``folder`` plus the (merged) card in one commit.
 
-    Remote files under ``stale_prefixes`` that the folder no longer has are deleted in that commit.
+    ``files`` ({path in repo: bytes, or a path under ``folder``}) uploads exactly those instead of the whole
+    folder. Remote files under ``stale_prefixes`` that the folder no longer has are deleted in that commit.
     """
     with hub_errors(folder):
         api.create_repo(repo_id, repo_type=repo_type, private=private, exist_ok=True)
         remote = list(api.list_repo_files(repo_id, repo_type=repo_type))
-        uploads = local_files(folder, ignore)
-        operations: list[Any] = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(folder / rel))
-                                 for rel in uploads]
+        chosen = files if files is not None else {rel: rel for rel in local_files(folder, ignore)}
+        uploads = list(chosen)
+        operations: list[Any] = [
+            CommitOperationAdd(path_in_repo=rel,
+                               path_or_fileobj=data if isinstance(data, bytes) else str(folder / data))
+            for rel, data in chosen.items()]
         if card is not None:
             old = remote_card(api, repo_id, repo_type, remote)
             text = merge_card(old, card, keep_foreign_configs=True) if old else card

@@ -8,7 +8,7 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 from transformers import PreTrainedTokenizerBase
 
-from .data import IGNORE_INDEX
+IGNORE_INDEX = -100  # label/class id of padded candidates and of labels outside the vocabulary
 
 
 def _pad(tensors: list[torch.Tensor], value: int) -> torch.Tensor:
@@ -20,8 +20,16 @@ def _pad(tensors: list[torch.Tensor], value: int) -> torch.Tensor:
     return pad_sequence(tensors, batch_first=True, padding_value=value)
 
 
+ROW_KEYS = ("context_ids", "answer_ids", "labels", "answer_label_ids", "answer_class_ids")
+
+
 def _pad_answers(rows: Sequence[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
     """Answer ids padded with -1, the mask, gold indices and per-candidate label/class ids padded with -100."""
+    missing = [key for key in ROW_KEYS if key not in rows[0]]
+    if missing:
+        raise ValueError(f"BLM rows reach the collator without {', '.join(missing)}: a Trainer removed them as "
+                         "columns its model's forward does not name; pass TrainingArguments(remove_unused_columns="
+                         "False)")
     answer_ids = _pad([row["answer_ids"] for row in rows], -1)
     return {
         "answer_ids": answer_ids,

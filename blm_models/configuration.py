@@ -11,6 +11,8 @@ HEADS = ("ffnn", "cnn", "sentence_vae", "two_level_vae")
 POOLINGS = ("mean", "first")
 SCORES = ("dot", "cosine")
 MARGIN_REDUCTIONS = ("sum", "mean")
+# the code a saved checkpoint carries for `trust_remote_code` loading (files written by blm_models.remote_code)
+AUTO_MAP = {"AutoConfig": "configuration_blm.BlmConfig", "AutoModel": "modeling_blm.BlmModel"}
 
 
 def grid_shape(dim: int) -> tuple[int, int]:

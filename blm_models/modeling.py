@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -13,8 +14,16 @@ from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTo
 from transformers.utils import ModelOutput
 
 from .collator import SentenceBatcher
-from .configuration import BlmConfig
-from .encoders import load_encoder, load_tokenizer, pool, prepare_tokenizer, token_states
+from .configuration import AUTO_MAP, BlmConfig
+from .encoders import (
+    DEFAULT_ENCODER_ALIAS,
+    load_encoder,
+    load_tokenizer,
+    pool,
+    prepare_tokenizer,
+    public_encoder_name,
+    token_states,
+)
 from .errors import BlmError
 from .finetune import (
     embed_in_buckets,
@@ -81,10 +90,9 @@ class BlmModel(PreTrainedModel):
     ) -> BlmModel:
         """A fresh head on top of an encoder given by Hub id / local path (loaded) or as a model object."""
         if encoder is None or isinstance(encoder, str):
-            encoder_name_or_path = encoder_name_or_path or encoder
+            encoder_name_or_path = encoder_name_or_path or encoder or DEFAULT_ENCODER_ALIAS
             encoder, loaded_tokenizer = load_encoder(encoder, revision)
             tokenizer = tokenizer or loaded_tokenizer
-            encoder_name_or_path = encoder_name_or_path or encoder.config.name_or_path
         encoder_config = copy.deepcopy(encoder.config)
         # a fine-tuned encoder keeps only the layers up to the pooled one: the ones above would never be used
         keep = truncation_depth(encoder, config_kwargs.get("hidden_layer", -1)) if config_kwargs.get(
@@ -93,7 +101,7 @@ class BlmModel(PreTrainedModel):
             set_depth(encoder_config, keep)
         config = BlmConfig(
             encoder_config=encoder_config,
-            encoder_name_or_path=encoder_name_or_path or encoder.config.name_or_path or None,
+            encoder_name_or_path=public_encoder_name(encoder_name_or_path or encoder.config.name_or_path or None),
             encoder_revision=revision,
             truncated_to=keep,
             **config_kwargs,
@@ -140,6 +148,15 @@ class BlmModel(PreTrainedModel):
             )
         return (model, info) if want_info else model
 
+    def save_pretrained(self, save_directory: str | os.PathLike, *args, **kwargs) -> None:
+        """Weights and config, plus the model's code (`auto_map`), so that `trust_remote_code=True` loads the
+        folder where the toolkit is not installed. Loaded through remote code, transformers copies the code itself."""
+        self.config.auto_map = {**(getattr(self.config, "auto_map", None) or {}), **AUTO_MAP}
+        super().save_pretrained(save_directory, *args, **kwargs)
+        if kwargs.get("is_main_process", True) and __package__ == "blm_models":
+            # imported by name: the generator is not part of the bundle it writes
+            importlib.import_module(".remote_code", __package__).write_remote_code(save_directory)
+
     # --- encoder access -------------------------------------------------------------------------------
 
     def attach_frozen_encoder(self, encoder: PreTrainedModel) -> None:
@@ -170,7 +187,8 @@ class BlmModel(PreTrainedModel):
         if self._tokenizer is None:
             checkpoint = self.config.name_or_path
             if checkpoint and (Path(checkpoint) / "tokenizer_config.json").is_file():
-                self.attach_tokenizer(AutoTokenizer.from_pretrained(checkpoint))
+                # config given: the checkpoint's own config would need trust_remote_code where the toolkit is not installed
+                self.attach_tokenizer(AutoTokenizer.from_pretrained(checkpoint, config=self.config))
             elif self.config.encoder_name_or_path:
                 self.attach_tokenizer(load_tokenizer(self.config.encoder_name_or_path, self.config.encoder_revision))
             else:
@@ -221,10 +239,15 @@ class BlmModel(PreTrainedModel):
         context_index: torch.Tensor | None = None,
         answer_index: torch.Tensor | None = None,
         frozen_states: torch.Tensor | None = None,
+        answer_label_ids: torch.Tensor | None = None,
+        answer_class_ids: torch.Tensor | None = None,
     ) -> BlmOutput:
         """Score candidates: from cached embeddings (context [B, C, d], answers [B, A, d]), or from a batch's unique
         sentences plus index tensors into them (fine-tuning): as token ids, or as the token states [U, T, d] the
-        frozen layers below the trained ones produce (`frozen_states`, with `attention_mask`)."""
+        frozen layers below the trained ones produce (`frozen_states`, with `attention_mask`).
+
+        `answer_label_ids` / `answer_class_ids` (each candidate's label and error class, as the toolkit's collators
+        give them for the metrics) are accepted and unused, so a plain `transformers.Trainer` can pass whole batches."""
         if context_embeddings is None:
             if (input_ids is None and frozen_states is None) or context_index is None or answer_index is None:
                 raise ValueError("pass context_embeddings/answer_embeddings, or input_ids (or frozen_states) with "

@@ -22,7 +22,7 @@ from accelerate import PartialState
 from transformers import EarlyStoppingCallback, PreTrainedTokenizerBase, TrainerCallback, TrainingArguments, set_seed
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
-from hub_cards.model_card import push_checkpoint, write_model_card
+from hub_cards.model_card import write_model_card
 
 from .argument_checks import check_hidden_layer, resume_request
 from .arguments import DataArguments, EncoderArguments, HeadArguments, parse_arguments
@@ -46,6 +46,7 @@ from .finetune import cached_path_agrees, check_train_top_layers, frozen_state_t
 from .metrics import nest_metrics
 from .modeling import BlmModel
 from .precision import cpu_description
+from .push import check_hub_access, push_checkpoint
 from builders.atomic import atomic_write_text
 from builders.locks import LockedError, locked
 
@@ -296,9 +297,17 @@ def run_training(argv: list[str] | None = None, callbacks: list[TrainerCallback]
     # --push_to_hub uploads checkpoint + card in one commit at the end (hub_cards), not the
     # Trainer's per-save pushes
     push_to_hub, training_args.push_to_hub = training_args.push_to_hub, False
+    if push_to_hub:  # before any work: an unreachable Hub or a missing token fails now, not after training
+        check_hub_access(hub_repo_id(training_args), token=training_args.hub_token)
     state = PartialState()
     with console(training_args, state.is_main_process):
         return _train(data_args, encoder_args, head_args, training_args, state, callbacks, push_to_hub)
+
+
+def hub_repo_id(training_args: TrainingArguments) -> str:
+    """The repo --push_to_hub uploads to: --hub_model_id, else the --output_dir folder's name (in the user's
+    namespace)."""
+    return training_args.hub_model_id or Path(training_args.output_dir).name
 
 
 def _train(data_args, encoder_args, head_args, training_args, state, callbacks, push_to_hub) -> dict:
@@ -368,14 +377,21 @@ def _train_locked(data_args, encoder_args, head_args, training_args, state, call
         "hardware": hardware_record(training_args),
     }
     if state.is_main_process:
-        card = write_model_card(training_args.output_dir, report)
+        example = splits["test"][0]
+        card = write_model_card(training_args.output_dir, report,
+                                {"example": {"context": example["context"], "answers": example["answers"]}})
         # metrics.json is written last: its presence marks a finished run
         path = atomic_write_text(output_dir / METRICS_FILE, json.dumps(report, indent=2, default=str))
         discard_previous_run(output_dir)
         print(summary(report, path, card), flush=True)
         if push_to_hub:
-            repo_id = training_args.hub_model_id or output_dir.name
-            push_checkpoint(training_args.output_dir, repo_id, private=bool(training_args.hub_private_repo))
+            repo_id = hub_repo_id(training_args)
+            try:
+                push_checkpoint(output_dir, repo_id, private=bool(training_args.hub_private_repo),
+                                token=training_args.hub_token)
+            except ValueError as error:
+                raise UsageError(f"--push_to_hub: {' '.join(str(error).split())}; the trained model is in "
+                                 f"{output_dir}: push it with `blm push-model {output_dir} --repo {repo_id}`") from None
     state.wait_for_everyone()
     return report
 

@@ -63,7 +63,7 @@ class GroupedBatchSampler(torch.utils.data.Sampler[int]):
 
 class BlmTrainer(Trainer):
     """Trainer whose evaluation yields picks (argmax over candidates) and whose metrics count picks per label and
-    per error class; the per-candidate label ids travel with the batch but never reach the model.
+    per error class; the per-candidate label ids travel with the batch (the model accepts and ignores them).
 
     With `train_groups` (one group name per training instance) batches are drawn group by group.
     It also stops at the first non-finite training loss (`input_hint` names where corrupt input would come
@@ -161,11 +161,6 @@ class BlmTrainer(Trainer):
         if checkpoint is not None and self.reset_optimizer_state:
             return
         super()._load_optimizer_and_scheduler(checkpoint)
-
-    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        """The model's own loss; metadata columns are removed before the forward pass."""
-        model_inputs = {key: value for key, value in inputs.items() if key not in METADATA_KEYS}
-        return super().compute_loss(model, model_inputs, return_outputs=return_outputs, num_items_in_batch=num_items_in_batch)
 
 
 def parameter_digest(model: torch.nn.Module) -> str:

@@ -1,4 +1,4 @@
-"""Model cards generated from a training run (metrics.json + run config), and the one-commit checkpoint push.
+"""Model cards generated from a training run (metrics.json + run config); `blm_models.push` uploads them.
 
 ``write_model_card`` reads what ``train.py`` records (test accuracy, picks per label and per error
 class, data/encoder/head/training config, versions) tolerantly: missing pieces are left out of the
@@ -15,12 +15,10 @@ from typing import Any
 from builders.atomic import atomic_write_text
 from hub_cards.render import render
 from hub_cards.schema import check_model_card_data, require_valid
-from hub_cards.sections import PLACEHOLDER_REPO, dump_yaml, fill_repo_id
+from hub_cards.sections import PLACEHOLDER_REPO, dump_yaml
 
 METRICS_FILE = "metrics.json"
 CARD_FILE = "README.md"
-# Paths never uploaded with a checkpoint: intermediate Trainer checkpoints, logs, optimizer state.
-UPLOAD_IGNORE = ("checkpoint-*", "runs", "optimizer.pt", "scheduler.pt", "rng_state*.pth", "*.lock", "__pycache__")
 TRAINING_KEYS = ("learning_rate", "num_train_epochs", "max_steps", "per_device_train_batch_size",
                  "gradient_accumulation_steps", "weight_decay", "warmup_steps", "lr_scheduler_type", "optim", "seed")
 ENCODER_KEYS = ("pooling", "hidden_layer", "max_length", "train_encoder", "encoder_revision")
@@ -106,7 +104,22 @@ def _language(dataset_config: str | None) -> list[str] | None:
 
 
 def _is_hub_id(name: str | None) -> bool:
-    return bool(name) and name.count("/") == 1 and not Path(name).exists() and not name.startswith((".", "/"))
+    """True for an ORG/NAME that is not a local folder (a Hub repo id)."""
+    return (bool(name) and name.count("/") == 1 and not Path(name).exists() and not name.startswith((".", "/", "~"))
+            and all(name.split("/")))
+
+
+def _public_encoder(name: str | None) -> tuple[str | None, bool]:
+    """(what the card calls the encoder, whether it is a Hub id): the MiniLM alias as its full Hub id, a local
+    folder by its name only (no local paths in a card)."""
+    if not name:
+        return None, False
+    from blm_models.encoders import public_encoder_name
+
+    name = public_encoder_name(name)
+    if _is_hub_id(name):
+        return name, True
+    return (Path(name).name or name, False) if (Path(name).is_absolute() or Path(name).exists()) else (name, False)
 
 
 def model_card_context(metrics: Mapping[str, Any], run_config: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -117,6 +130,10 @@ def model_card_context(metrics: Mapping[str, Any], run_config: Mapping[str, Any]
     dataset_config = _first(run.get("dataset_config"), data.get("dataset_config"),
                             _get(config, "data", "dataset_config"))
     dataset_path = _first(run.get("dataset_path"), data.get("dataset_path"), _get(config, "data", "dataset_path"))
+    # a dataset id only for data that came from the Hub; a local folder is named, never given as a path
+    dataset_repo = _first(run.get("dataset_repo"), dataset_path if _is_hub_id(dataset_path) else None)
+    encoder, encoder_on_hub = _public_encoder(_first(run.get("encoder"), _get(config, "encoder", "encoder"),
+                                                     _get(config, "model", "encoder_name_or_path")))
     digest = _first(run.get("dataset_digest"), data.get("digest"), data.get("dataset_digest"))
     if digest is None and dataset_config and not dataset_path:
         from blm_datasets.digest import source_digest
@@ -129,10 +146,13 @@ def model_card_context(metrics: Mapping[str, Any], run_config: Mapping[str, Any]
         "model_name": _first(run.get("model_name"), f"BLM solver for {dataset_config}" if dataset_config else None,
                              "BLM solver"),
         "repo_id": _first(run.get("repo_id"), PLACEHOLDER_REPO),
-        "dataset_config": dataset_config, "dataset_path": dataset_path, "dataset_digest": digest,
-        "dataset_repo": run.get("dataset_repo"),
+        "dataset_config": dataset_config, "dataset_digest": digest, "dataset_repo": dataset_repo,
+        "dataset_folder": None if dataset_repo or not dataset_path else Path(dataset_path).name,
         "test_dataset_config": _first(run.get("test_dataset_config"), data.get("test_dataset_config")),
-        "encoder": _first(run.get("encoder"), _get(config, "encoder", "encoder"), _get(config, "model", "encoder_name_or_path")),
+        "encoder": encoder, "encoder_on_hub": encoder_on_hub,
+        "train_encoder": bool(_first(_get(config, "model", "train_encoder"), _get(config, "encoder", "train_encoder"))),
+        "example": (json.dumps(dict(run["example"]), ensure_ascii=False, indent=4)
+                    if isinstance(run.get("example"), Mapping) else None),
         "head": _first(run.get("head"), _get(config, "head", "head"), _get(config, "model", "head")),
         "accuracy": accuracy,
         "accuracy_text": f"{accuracy:.4f}" if isinstance(accuracy, (int, float)) else "not recorded",
@@ -161,12 +181,12 @@ def model_card_metadata(ctx: Mapping[str, Any]) -> dict[str, Any]:
         data["language"] = language
     if ctx["dataset_repo"]:
         data["datasets"] = [ctx["dataset_repo"]]
-    if _is_hub_id(ctx["encoder"]):
+    if ctx["encoder_on_hub"]:
         data["base_model"] = ctx["encoder"]
-    if isinstance(ctx["accuracy"], (int, float)):
+    if ctx["dataset_repo"] and isinstance(ctx["accuracy"], (int, float)):
         data["model-index"] = [{"name": ctx["model_name"], "results": [{
             "task": {"type": "multiple-choice", "name": "Blackbird Language Matrices"},
-            "dataset": {"type": ctx["dataset_repo"] or "blm", "name": f"BLM {ctx['dataset_config'] or ''}".strip(),
+            "dataset": {"type": ctx["dataset_repo"], "name": f"BLM {ctx['dataset_config'] or ''}".strip(),
                         **({"config": ctx["dataset_config"]} if ctx["dataset_config"] else {}), "split": "test"},
             "metrics": [{"type": "accuracy", "value": round(float(ctx["accuracy"]), 6), "name": "Accuracy"}],
         }]}]
@@ -194,30 +214,3 @@ def write_model_card(output_dir: str | Path, metrics: Mapping[str, Any] | None =
     path = output_dir / CARD_FILE
     text = render_model_card(metrics, run_config)
     return atomic_write_text(path, text)
-
-
-def push_checkpoint(output_dir: str | Path, repo_id: str, private: bool = False, api: Any = None,
-                    commit_message: str | None = None, token: str | None = None) -> Any:
-    """Upload a checkpoint folder and its card to the model repo ``repo_id`` in one commit.
-
-    The card is ``output_dir/README.md`` (written from metrics.json when missing); a card already in
-    the repo is merged. Intermediate ``checkpoint-*`` folders and optimizer state are not uploaded.
-    """
-    from huggingface_hub import HfApi
-
-    from blm_datasets.publish import commit_folder, hub_offline, unreachable
-
-    output_dir = Path(output_dir)
-    if not (output_dir / "config.json").is_file():
-        raise ValueError(f"{output_dir} holds no saved model (config.json); train or save_pretrained first")
-    card_path = output_dir / CARD_FILE
-    if not card_path.is_file():
-        write_model_card(output_dir)
-    card = fill_repo_id(card_path.read_text(encoding="utf-8"), repo_id)
-    if api is None:
-        if hub_offline():
-            raise unreachable(output_dir, "HF_HUB_OFFLINE is set")
-        api = HfApi(token=token)
-    return commit_folder(api, output_dir, repo_id, "model", card, private=private,
-                         commit_message=commit_message or "Upload BLM checkpoint and model card",
-                         ignore=UPLOAD_IGNORE)

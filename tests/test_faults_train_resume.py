@@ -18,6 +18,7 @@ from conftest_models import (  # noqa: F401 (fixtures)
 )
 
 from blm_models.checkpoints import CHECKSUM_FILE, inspect_checkpoint, write_checksums
+from blm_models.remote_code import BUNDLE
 from blm_models.train_job import main
 
 
@@ -91,7 +92,8 @@ def test_every_checkpoint_carries_sha256sums_of_its_files(whole):
     lines = (folder / CHECKSUM_FILE).read_text().splitlines()
     listed = {line.split("  ", 1)[1]: line.split("  ", 1)[0] for line in lines}
     assert set(listed) == {"config.json", "model.safetensors", "optimizer.pt", "scheduler.pt", "rng_state.pth",
-                           "trainer_state.json", "training_args.bin", "run_identity.json"}
+                           "trainer_state.json", "training_args.bin", "run_identity.json",
+                           *BUNDLE.values()}  # with the model's code
     assert all(hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest for name, digest in listed.items())
     assert inspect_checkpoint(folder).usable and inspect_checkpoint(folder).verified
 

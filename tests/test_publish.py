@@ -16,7 +16,9 @@ from blm_datasets.export import export
 from blm_datasets.publish import publish
 from builders import registry
 from builders.generate import Options
-from hub_cards.model_card import push_checkpoint, write_model_card
+from blm_models.push import push_checkpoint
+from blm_models.remote_code import BUNDLE
+from hub_cards.model_card import write_model_card
 from hub_cards.schema import check_dataset_card_data, check_model_card_data
 from hub_cards.sections import join_card, merge_body, merge_card, split_card
 
@@ -147,10 +149,13 @@ FAKE_METRICS = {
 
 
 def test_model_card_is_generated_from_the_run(tmp_path):
-    path = write_model_card(tmp_path, FAKE_METRICS, {"label_error_classes": {"AEV": "GRAMMAR", "WN1": "SEQUENCE"}})
+    from_hub = {**FAKE_METRICS, "data": {**FAKE_METRICS["data"], "dataset_path": "org/blm-data"}}
+    path = write_model_card(tmp_path, from_hub, {"label_error_classes": {"AEV": "GRAMMAR", "WN1": "SEQUENCE"}})
     card = ModelCard.load(path)
     assert check_model_card_data(card.data.to_dict()) == []
     assert card.data.eval_results[0].metric_value == 0.75 and card.data.eval_results[0].dataset_config == NAME
+    assert card.data.eval_results[0].dataset_type == "org/blm-data" and card.data.datasets == ["org/blm-data"]
+    assert card.data.library_name == "transformers" and "pip install blm-toolkit" not in card.text
     assert card.data.base_model == "google/electra-base-discriminator"
     text = card.text
     assert "| `AEV` | GRAMMAR | 6 | 15.0% |" in text and "| SEQUENCE | 4 | 10.0% |" in text
@@ -158,10 +163,21 @@ def test_model_card_is_generated_from_the_run(tmp_path):
     assert "trust_remote_code" in text and "max_steps" not in text
 
 
+def test_a_card_names_no_dataset_id_nor_local_path_for_data_not_from_the_hub(tmp_path):
+    local = {**FAKE_METRICS, "data": {**FAKE_METRICS["data"], "dataset_path": str(tmp_path / "my_data")},
+             "config": {**FAKE_METRICS["config"], "encoder": {"encoder": "all-MiniLM-L6-v2"}}}
+    for name, metrics in (("generated", FAKE_METRICS), ("local", local)):
+        card = ModelCard.load(write_model_card(tmp_path / name, metrics))
+        assert card.data.eval_results is None and card.data.datasets is None
+        assert check_model_card_data(card.data.to_dict()) == []
+    assert "| data | a local folder, `my_data` |" in card.text and str(tmp_path) not in card.text
+    assert card.data.base_model == "sentence-transformers/all-MiniLM-L6-v2"
+
+
 def test_model_card_tolerates_flat_or_partial_metrics(tmp_path):
     flat = {"test_accuracy": 0.5, "test_picks_label_Correct": 5, "test_picks_label_AEV": 5}
     card = ModelCard.load(write_model_card(tmp_path / "flat", flat))
-    assert "| `AEV` | 5 | 50.0% |" in card.text and card.data.eval_results[0].metric_value == 0.5
+    assert "| `AEV` | 5 | 50.0% |" in card.text and "| test accuracy | 0.5000 |" in card.text
     empty = ModelCard.load(write_model_card(tmp_path / "empty", {}))
     assert "not recorded" in empty.text and check_model_card_data(empty.data.to_dict()) == []
 
@@ -178,9 +194,9 @@ def test_push_checkpoint_uploads_folder_and_card_in_one_commit(tmp_path):
     api.create_repo.assert_called_once_with("org/blm-solver", repo_type="model", private=True, exist_ok=True)
     operations, call = committed(api)
     assert call.kwargs["repo_type"] == "model"
-    assert sorted(op.path_in_repo for op in operations) == ["README.md", "config.json", "metrics.json",
-                                                            "model.safetensors"]
-    assert 'AutoModel.from_pretrained("org/blm-solver")' in card_of(operations)
+    uploaded = sorted(op.path_in_repo for op in operations)
+    assert uploaded == sorted(["README.md", "config.json", "model.safetensors", *BUNDLE.values()])  # no metrics.json
+    assert 'AutoModel.from_pretrained("org/blm-solver", trust_remote_code=True)' in card_of(operations)
     assert (run / "README.md").exists()  # written from metrics.json when missing
 
 
