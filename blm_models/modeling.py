@@ -34,7 +34,7 @@ from .finetune import (
     truncation_depth,
 )
 from .heads import build_head
-from .losses import CandidateScorer, MaxMarginLoss
+from .losses import CandidateScorer, MaxMarginLoss, centre_on_context
 
 
 class CheckpointMismatchError(BlmError, ValueError):
@@ -263,8 +263,7 @@ class BlmModel(PreTrainedModel):
         if answer_embeddings is None:
             raise ValueError("answer_embeddings are required with context_embeddings")
         if self.config.center_context:
-            centre = context_embeddings.mean(dim=1, keepdim=True)
-            context_embeddings, answer_embeddings = context_embeddings - centre, answer_embeddings - centre
+            context_embeddings, answer_embeddings = centre_on_context(context_embeddings, answer_embeddings)
         head_output = self.head(context_embeddings)
         scores = self.scorer(head_output.prediction, answer_embeddings, answer_mask)
         loss = None
