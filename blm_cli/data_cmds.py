@@ -92,9 +92,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         splits = generate(registry.get_spec(name), opts, num_proc=args.num_proc)
         line = ", ".join(f"{s} {len(o.records)}" for s, o in splits.items())
-        print(f"{name}: {line} [{time.perf_counter() - start:.1f}s]")
         if out is not None:
             _write_generated(out, name, splits, args.format)
+            line += f" -> {out / name}"
+        print(f"{name}: {line} [{time.perf_counter() - start:.1f}s]")
 
     with locked(out, "--out") if out is not None else contextlib.nullcontext():
         _each(names, args, one)
@@ -106,12 +107,18 @@ def _write_generated(out: Path, name: str, splits, fmt: str) -> None:
     """One config's splits into ``out/name`` (arrow: save_to_disk; parquet/json: a file per split), atomically."""
     staged = staging_folder(out, name)
     dd = datasets.DatasetDict({s: datasets.Dataset.from_list(o.records, features=FEATURES) for s, o in splits.items()})
-    if fmt == "arrow":
-        staged.rmdir()
-        dd.save_to_disk(str(staged))
-    else:
-        for split, ds in dd.items():
-            getattr(ds, f"to_{fmt}")(str(staged / f"{split}.{fmt}"))
+    bars = not datasets.utils.are_progress_bars_disabled()
+    datasets.disable_progress_bars()  # the config's line says what was written; no bar per file
+    try:
+        if fmt == "arrow":
+            staged.rmdir()
+            dd.save_to_disk(str(staged))
+        else:
+            for split, ds in dd.items():
+                getattr(ds, f"to_{fmt}")(str(staged / f"{split}.{fmt}"))
+    finally:
+        if bars:
+            datasets.enable_progress_bars()
     replace_folder(staged, out / name)
 
 

@@ -7,10 +7,13 @@ status 2 (``BLM_DEBUG=1`` adds the traceback); Ctrl-C ends with one line and sta
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import traceback
 
 from blm_cli.errors import debug, expected_message
+
+FLAG = re.compile(r"^(--[A-Za-z0-9][A-Za-z0-9_-]*)(?==|$)")
 
 
 class Parser(argparse.ArgumentParser):
@@ -35,11 +38,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def dash_flags(argv: list[str]) -> list[str]:
+    """`--num_proc 2` as `--num-proc 2`: every flag is accepted in train.py's spelling too (values, and whatever
+    follows a bare `--`, are kept as they are)."""
+    out = list(argv)
+    for i, arg in enumerate(out):
+        if arg == "--":
+            break
+        out[i] = FLAG.sub(lambda m: m.group(1).replace("_", "-"), arg)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``blm`` command; returns its exit status."""
     prog = "blm"
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(dash_flags(sys.argv[1:] if argv is None else argv))
         prog = f"blm {args.command}"
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

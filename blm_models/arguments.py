@@ -58,7 +58,8 @@ class DataArguments:
                                 "--dataset_path the config to read from that folder or Hub repo"}
     )
     dataset_path: str | None = field(
-        default=None, metadata={"help": "a save_to_disk DatasetDict, or (with --dataset_config) a `blm export` "
+        default=None, metadata={"aliases": ["--dataset"],  # the name `blm` commands use
+                                "help": "a save_to_disk DatasetDict, or (with --dataset_config) a `blm export` "
                                 "folder, a `blm generate --out` folder or a Hub dataset repo ORG/NAME"})
     test_dataset_config: str | None = field(
         default=None, metadata={"help": "test on this config's test split instead (e.g. train type I, test type III); "

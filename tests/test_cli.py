@@ -23,11 +23,21 @@ def test_show_marks_the_gold_answer(capsys):
     assert out.count(" *") == 1 and "Correct (CORRECT)" in out
 
 
-def test_generate_reports_rejections_and_sizes(capsys, tmp_path):
+def test_generate_reports_sizes_and_where_it_wrote_without_progress_bars(capsys, tmp_path):
     assert main(["generate", "agr_ro_typeIII", "--size", "100", "--out", str(tmp_path)]) == 0
-    sizes = re.search(r"agr_ro_typeIII: train (\d+), test (\d+)", capsys.readouterr().out)
+    captured = capsys.readouterr()
+    sizes = re.search(r"agr_ro_typeIII: train (\d+), test (\d+) -> (\S+) ", captured.out)
     assert sizes and int(sizes[1]) + int(sizes[2]) == 100 and int(sizes[2]) > 0
+    assert sizes[3] == str(tmp_path / "agr_ro_typeIII")
     assert (tmp_path / "agr_ro_typeIII" / "train.parquet").exists()
+    assert "parquet" not in captured.err and "Saving the dataset" not in captured.err  # no bar per file
+
+
+def test_every_blm_flag_also_takes_train_py_spelling(capsys, tmp_path):
+    assert main(["generate", "agr_en_typeI", "--size", "40", "--num_proc", "1", "--out", str(tmp_path),
+                 "--format", "json"]) == 0
+    assert (tmp_path / "agr_en_typeI" / "train.json").exists()
+    assert main(["show", "agr_en_typeI", "--size", "40", "--index", "0", "--seed", "3"]) == 0
 
 
 def test_bad_input_exits_2_without_traceback(capsys):
