@@ -6,23 +6,10 @@ instead of serving stale rows.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from pathlib import Path
 
-from builders.digest import tree_digest
-
-_ROOTS = ("builders", "blm_datasets")
-_SUFFIXES = {".py", ".yaml", ".tsv", ".txt", ".conllu"}
-
-
-BASE = Path(__file__).resolve().parent.parent
-
-
-@functools.cache
-def source_digest(base: Path = BASE) -> str:
-    """Digest of the generator code, templates and lexicons under ``base`` (the installed tree)."""
-    return tree_digest(base, _ROOTS, _SUFFIXES)
+from builders.digest import BASE, source_digest  # noqa: F401 (re-exported)
 
 
 def files_digest(paths) -> str:

@@ -7,12 +7,16 @@ edit elsewhere does not throw away a costly cache but an edit to the code that m
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 from collections.abc import Iterable
 from pathlib import Path
 
 DIGEST_CHARS = 16
+BASE = Path(__file__).resolve().parent.parent  # the installed tree
+GENERATOR_ROOTS = ("builders", "blm_datasets")
+GENERATOR_SUFFIXES = (".py", ".yaml", ".tsv", ".txt", ".conllu")
 
 
 def tree_digest(base: Path, roots: Iterable[str], suffixes: Iterable[str]) -> str:
@@ -37,3 +41,10 @@ def code_digest(*objects) -> str:
         except (OSError, TypeError):  # no source (a zip import, a C function): its name and version must do
             sha.update(repr(getattr(obj, "__code__", obj)).encode())
     return sha.hexdigest()[:DIGEST_CHARS]
+
+
+@functools.cache
+def source_digest(base: Path = BASE) -> str:
+    """Digest of the generator code, templates and lexicons under ``base``: the ``hash`` of the datasets cache, so
+    editing a lexicon or a rule regenerates the data instead of serving stale rows."""
+    return tree_digest(base, GENERATOR_ROOTS, GENERATOR_SUFFIXES)

@@ -129,7 +129,8 @@ def test_a_frozen_minilm_checkpoint_names_its_encoder_by_hub_id_and_predicts_wit
     assert model.config.encoder_name_or_path == "sentence-transformers/all-MiniLM-L6-v2"
     run = tmp_path / "run"
     model.save_pretrained(run)
-    write_model_card(run, {"test": {"accuracy": 0.5}, "config": {"encoder": {"encoder": "all-MiniLM-L6-v2"}}})
+    write_model_card(run, {"test": {"accuracy": 0.5}, "config": {"encoder": {"encoder": "all-MiniLM-L6-v2"},
+                                                                 "model": model.config.to_diff_dict()}})
     api = fake_api()
     push_checkpoint(run, "org/blm-minilm", api=api)
     repo = downloaded(api, tmp_path / "repo")

@@ -165,7 +165,9 @@ def test_model_card_is_generated_from_the_run(tmp_path):
 
 def test_a_card_names_no_dataset_id_nor_local_path_for_data_not_from_the_hub(tmp_path):
     local = {**FAKE_METRICS, "data": {**FAKE_METRICS["data"], "dataset_path": str(tmp_path / "my_data")},
-             "config": {**FAKE_METRICS["config"], "encoder": {"encoder": "all-MiniLM-L6-v2"}}}
+             "config": {**FAKE_METRICS["config"], "encoder": {"encoder": "all-MiniLM-L6-v2"},
+                        # train.py's model config names the alias's Hub id
+                        "model": {"encoder_name_or_path": "sentence-transformers/all-MiniLM-L6-v2"}}}
     for name, metrics in (("generated", FAKE_METRICS), ("local", local)):
         card = ModelCard.load(write_model_card(tmp_path / name, metrics))
         assert card.data.eval_results is None and card.data.datasets is None
