@@ -34,7 +34,7 @@ _CITATION = """\
 STREAM_CHUNK = 1000  # records per shard of a streamed (not prepared) config
 
 
-class BlmConfig(datasets.BuilderConfig):
+class BlmBuilderConfig(datasets.BuilderConfig):
     """A BLM config: its name fixes phenomenon, language, variant and lexical type."""
 
     def __init__(self, *args, seed: int = 42, size: int | None = None, split_mode: str = "lemma",
@@ -53,8 +53,8 @@ class BlmConfig(datasets.BuilderConfig):
 class BlmBuilder(datasets.GeneratorBasedBuilder):
     """Generates BLM instances from the templates and lexicons shipped with the package."""
 
-    BUILDER_CONFIG_CLASS = BlmConfig
-    BUILDER_CONFIGS = [BlmConfig(name=name) for name in registry.config_names()]
+    BUILDER_CONFIG_CLASS = BlmBuilderConfig
+    BUILDER_CONFIGS = [BlmBuilderConfig(name=name) for name in registry.config_names()]
     DEFAULT_CONFIG_NAME = "agr_en_typeI"
     VERSION = datasets.Version("0.1.0")
 

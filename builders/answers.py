@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from builders.rules import GOLD_CLASS, GOLD_LABEL, RuleBook
+from builders.record import GOLD_CLASS, GOLD_LABEL
+from builders.rules import RuleBook
 from builders.template import BalancedDecl, CandidateDecl, RuleRef
 
 

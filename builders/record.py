@@ -6,4 +6,5 @@ from __future__ import annotations
 COLUMNS = ("id", "phenomenon", "language", "lexical_type", "template", "lemma", "context", "context_patterns",
            "context_chunks", "answers", "answer_labels", "answer_error_classes", "answer_patterns", "label")
 ERROR_CLASSES = ("CORRECT", "SEQUENCE", "GRAMMAR")
-GOLD_LABEL = "Correct"
+GOLD_LABEL, GOLD_CLASS = "Correct", "CORRECT"
+WRONG_CLASSES = tuple(c for c in ERROR_CLASSES if c != GOLD_CLASS)  # what a distractor can be

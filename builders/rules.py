@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from builders.record import GOLD_CLASS, WRONG_CLASSES
+
 ErrorClass = Literal["SEQUENCE", "GRAMMAR"]
-ERROR_CLASSES = ("SEQUENCE", "GRAMMAR")
-GOLD_LABEL, GOLD_CLASS = "Correct", "CORRECT"
 
 # corrupt(step, matrix, **params) -> the corrupted step, or a list of alternatives (a factor with
 # several wrong values, e.g. other frames); judge(step, matrix, **params) -> class or None.
@@ -43,7 +43,7 @@ class Rule:
         if self.judge is None:
             return self.error_class
         verdict = self.judge(step, matrix, **params)
-        if verdict is not None and verdict not in ERROR_CLASSES:
+        if verdict is not None and verdict not in WRONG_CLASSES:
             raise ValueError(f"rule {self.name}: judge returned {verdict!r}; expected SEQUENCE, GRAMMAR or None")
         return verdict
 
@@ -57,7 +57,7 @@ class RuleBook:
 
     def rule(self, name: str, *, label: str | Callable[[Any], str], error_class: ErrorClass):
         """Decorator: register ``corrupt(step, matrix, **params)`` as the rule ``name``."""
-        if error_class not in ERROR_CLASSES:
+        if error_class not in WRONG_CLASSES:
             raise ValueError(f"rule {name}: error class must be SEQUENCE or GRAMMAR, got {error_class!r}")
 
         def register(corrupt: Corrupt) -> Corrupt:
