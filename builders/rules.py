@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from builders.record import GOLD_CLASS, WRONG_CLASSES
+from builders.record import WRONG_CLASSES
 
 ErrorClass = Literal["SEQUENCE", "GRAMMAR"]
 
