@@ -346,6 +346,8 @@ def _train_locked(data_args, encoder_args, head_args, training_args, state, call
         set_aside_previous_run(output_dir)  # only now: a failure before training leaves the folder as it was
     state.wait_for_everyone()
     train_result = trainer.train(resume_from_checkpoint=checkpoint)
+    for stopper in (EarlyStoppingCallback, StopAtPerfectValidation):  # the final evaluations below are not
+        trainer.remove_callback(stopper)                             # "eval_" ones: nothing left to stop
     trainer.save_model(training_args.output_dir)
     if state.is_main_process:
         run.tokenizer.save_pretrained(training_args.output_dir)

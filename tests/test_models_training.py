@@ -154,6 +154,7 @@ def test_torchrun_trains_two_gloo_processes_with_identical_parameters(tmp_path, 
     result = _launch([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"], args)
     _assert_two_identical_replicas(result, tmp_path / "out")
     assert len(list(cache.glob("*/shard-*.safetensors"))) == 2  # each rank embedded half the sentences
+    assert "early stopping is disabled" not in result.stderr  # every rank sees the validation accuracy
 
 
 @pytest.mark.slow
