@@ -37,7 +37,7 @@ from blm_datasets.export_pool import WorkerDied, run_pool  # noqa: F401 - Worker
 from blm_datasets.builder import BlmBuilder
 from blm_datasets.features import FEATURES
 from builders import registry
-from builders.base import ImpossibleSize, SourceUnavailable
+from builders.base import ConfigSpec, ImpossibleSize, SourceUnavailable
 from builders.generate import Options, generate, generate_with_twin
 from builders.lexicon import LexiconError
 from builders.licences import ConfigLicence, config_licence
@@ -225,7 +225,8 @@ def twin_groups(names: Sequence[str]) -> list[tuple[str, ...]]:
     for name in names:
         if name in grouped:
             continue
-        base = name.removesuffix("_balanced")
+        spec = ConfigSpec.parse(name)
+        base = spec.paper_name if spec else name
         pair = (base, f"{base}_balanced")
         group = pair if set(pair) <= asked else (name,)
         grouped.update(group)

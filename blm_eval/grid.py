@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import logging
-import re
 import shlex
 import tempfile
 import time
@@ -21,11 +20,11 @@ import numpy as np
 
 from blm_eval.out_folder import check_out, mark_out
 from builders import registry
+from builders.base import ConfigSpec
 from builders.locks import locked
 
 logger = logging.getLogger(__name__)
 
-TYPE_SUFFIX = re.compile(r"_type(?P<type>[IVX]+)(?P<balanced>_balanced)?$")
 # train.py flags the grid sets itself, per run
 CONTROLLED_FLAGS = ("--dataset_config", "--dataset_path", "--test_dataset_config", "--test_dataset_path",
                     "--output_dir", "--seed", "--resume_from_checkpoint", "--push_to_hub")
@@ -37,7 +36,8 @@ CONFUSION_PHENOMENA = {"caush": ("binyan", "binyanim")}
 # -------------------------------------------------------------------------------------------- configs
 def config_family(name: str) -> str:
     """`agr_en_typeII_balanced` -> `agr_en`: the config name without its lexical type."""
-    return TYPE_SUFFIX.sub("", name)
+    spec = ConfigSpec.parse(name)
+    return spec.family if spec else name
 
 
 def expand_configs(tokens: list[str], balanced: bool = False, known: list[str] | None = None) -> list[str]:
@@ -47,9 +47,9 @@ def expand_configs(tokens: list[str], balanced: bool = False, known: list[str] |
         known = registry.config_names()
     families: dict[str, list[str]] = {}
     for name in known:
-        match = TYPE_SUFFIX.search(name)
-        if match and bool(match["balanced"]) == balanced:
-            families.setdefault(config_family(name), []).append(name)
+        spec = ConfigSpec.parse(name)
+        if spec and spec.balanced == balanced:
+            families.setdefault(spec.family, []).append(name)
     chosen: list[str] = []
     for token in tokens:
         if token in known:
@@ -69,7 +69,7 @@ def expand_configs(tokens: list[str], balanced: bool = False, known: list[str] |
 
 def short_names(configs: list[str]) -> dict[str, str]:
     """Axis labels: `typeI` … when all configs share one family, the full names otherwise."""
-    if len({config_family(c) for c in configs}) == 1 and all(TYPE_SUFFIX.search(c) for c in configs):
+    if len({config_family(c) for c in configs}) == 1 and all(ConfigSpec.parse(c) for c in configs):
         return {c: c[len(config_family(c)) + 1:] for c in configs}
     return {c: c for c in configs}
 

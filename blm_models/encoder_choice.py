@@ -9,18 +9,18 @@ MiniLM alias at its last layer, with a one-line note.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
+from builders.base import ConfigSpec
+
 from .encoders import AUTO_ENCODER, DEFAULT_ENCODER_ALIAS
 
 logger = logging.getLogger(__name__)
 TABLE_FILE = Path(__file__).with_name("encoder_choice.yaml")
-TYPE_SUFFIX = re.compile(r"_type[IVX]+(_balanced)?$")
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,9 @@ class EncoderChoice:
 
 
 def config_family(name: str) -> str:
-    """`cosplus_decase_t2i_typeIII_balanced` -> `cosplus_decase_t2i`."""
-    return TYPE_SUFFIX.sub("", name)
+    """`cosplus_decase_t2i_typeIII_balanced` -> `cosplus_decase_t2i` (a family name is its own family)."""
+    spec = ConfigSpec.parse(name)
+    return spec.family if spec else name
 
 
 @lru_cache(maxsize=4)

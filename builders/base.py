@@ -3,8 +3,12 @@ instances, and the errors of generation (the framework itself is builders/genera
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+CONFIG_NAME = re.compile(r"^(?P<phenomenon>[a-z]+)_(?P<language>[a-z]+)(?:_(?P<variant>[a-z0-9]+))?"
+                         r"_type(?P<type>I|II|III)(?P<balanced>_balanced)?$")
 
 LEXICAL_TYPES = ("I", "II", "III")
 
@@ -26,13 +30,28 @@ class ConfigSpec:
 
     @property
     def name(self) -> str:
-        parts = [self.phenomenon, self.language.replace("-", "")]
-        if self.variant:
-            parts.append(self.variant)
-        parts.append(f"type{self.lexical_type}")
-        if self.balanced:
-            parts.append("balanced")
-        return "_".join(parts)
+        return "_".join([self.family, f"type{self.lexical_type}", *(["balanced"] if self.balanced else [])])
+
+    @property
+    def family(self) -> str:
+        """The name without lexical type and balance: ``cosplus_decase_t2i`` (its types are one family)."""
+        return "_".join([self.phenomenon, self.language.replace("-", ""), *([self.variant] if self.variant else [])])
+
+    @property
+    def paper_name(self) -> str:
+        """The name of the paper's answer sets: the ``_balanced`` twin's pair."""
+        return self.name.removesuffix("_balanced")
+
+    @classmethod
+    def parse(cls, name: str) -> ConfigSpec | None:
+        """The parts of any well-formed config name, registered or not (an imported config): None when it is not
+        ``{phenomenon}_{language}[_{variant}]_type{I|II|III}[_balanced]``. A registered config's own spec is
+        ``registry.get_spec``; this reads the name alone (a hyphenated language such as de-case stays decase)."""
+        found = CONFIG_NAME.match(name)
+        if found is None:
+            return None
+        return cls(found["phenomenon"], found["language"], found["type"], found["variant"] or "",
+                   bool(found["balanced"]))
 
 
 @dataclass(frozen=True)

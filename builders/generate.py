@@ -69,7 +69,7 @@ class SplitOutput:
 
 
 def _base_name(spec: ConfigSpec) -> str:
-    return spec.name.removesuffix("_balanced")
+    return spec.paper_name
 
 
 class SplitShares:

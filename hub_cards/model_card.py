@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.atomic import atomic_write_text
+from builders.base import ConfigSpec
 from hub_cards.render import render
 from hub_cards.schema import check_model_card_data, require_valid
 from hub_cards.sections import PLACEHOLDER_REPO, dump_yaml
@@ -167,7 +168,8 @@ def model_card_context(metrics: Mapping[str, Any], run_config: Mapping[str, Any]
 
 def model_card_metadata(ctx: Mapping[str, Any]) -> dict[str, Any]:
     """The YAML header: licence, library, tags, metrics, base model, model-index with the test accuracy."""
-    phenomenon = ctx["dataset_config"].split("_")[0] if ctx["dataset_config"] else None
+    spec = ConfigSpec.parse(ctx["dataset_config"]) if ctx["dataset_config"] else None
+    phenomenon = spec.phenomenon if spec else None
     data: dict[str, Any] = {
         "license": ctx["license"],
         "library_name": "transformers",

@@ -315,3 +315,17 @@ def test_distractors_are_shuffled_around_the_gold_not_left_in_declared_order():
             positions.setdefault(label, set()).add(i)
     width = len(records[0]["answers"])
     assert all(len(seen) == width for seen in positions.values()), positions
+
+
+def test_config_names_parse_into_their_parts_registered_or_not():
+    from builders.base import ConfigSpec
+
+    for name in registry.config_names():
+        parsed, spec = ConfigSpec.parse(name), registry.get_spec(name)
+        assert parsed.name == name and (parsed.phenomenon, parsed.lexical_type, parsed.variant, parsed.balanced) == (
+            spec.phenomenon, spec.lexical_type, spec.variant, spec.balanced)
+        assert parsed.family == spec.family and spec.paper_name == name.removesuffix("_balanced")
+    imported = ConfigSpec.parse("sprayload_en_altatl_typeII_balanced")  # a name the registry need not know
+    assert (imported.phenomenon, imported.language, imported.variant, imported.lexical_type) == (
+        "sprayload", "en", "altatl", "II") and imported.balanced and imported.family == "sprayload_en_altatl"
+    assert ConfigSpec.parse("agr_en_typeIV") is None and ConfigSpec.parse("agr_en") is None
