@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 
 from transformers import HfArgumentParser, TrainingArguments
 
@@ -132,37 +132,52 @@ class EncoderArguments:
             raise UsageError(f"--train_top_layers {self.train_top_layers} only applies with --train_encoder true")
 
 
-@dataclass
-class HeadArguments:
-    """The head on top of the sentence embeddings, its scoring and its loss."""
+# The head's flags are BlmConfig's head fields (their defaults are BlmConfig's); here only what the command line
+# adds: help texts, choices, and list types for the sequence fields.
+HEAD_FIELDS = {
+    "head": {"choices": list(HEADS)},
+    "score": {"help": "candidate score: dot (002) or cosine (003, 004)", "choices": list(SCORES)},
+    "margin": {"help": "margin of the max-margin loss"},
+    "margin_reduction": {"help": "answer-level hinge: sum over wrong answers (002 eq. 1, the default) or their "
+                                 "mean (eq. 3/5)", "choices": list(MARGIN_REDUCTIONS)},
+    "center_context": {"help": "subtract each instance's mean context embedding from its context and answers "
+                               "(removes the shared words; not in the papers)"},
+    "ffnn_hidden_factor": {"help": "FFNN hidden layer width, as a multiple of the embedding size"},
+    "cnn_channels": {"help": "CNN channels per convolution layer", "type": list[int]},
+    "cnn_kernel_size": {"help": "CNN kernel size"},
+    "vae_grid": {"help": "rows and columns the VAE heads reshape an embedding into (default: closest to 4:3)",
+                 "type": list[int] | None},
+    "vae_kernel_size": {"help": "VAE convolution kernel size"},
+    "vae_channels": {"help": "VAE convolution channels"},
+    "latent_size": {"help": "sentence-level latent size (VAE heads)"},
+    "task_latent_size": {"help": "task-level latent size (two-level VAE)"},
+    "task_hidden_size": {"help": "task-level hidden size (two-level VAE)"},
+    "kl_weight": {"help": "weight of the VAE KL terms; 1.0 is 002 eqs. 2 and 4-5 literally, which left both VAE heads "
+                          "at chance level in our runs, hence 0.01"},
+}
 
-    head: str = field(default="ffnn", metadata={"choices": list(HEADS)})
-    score: str = field(default="dot", metadata={"help": "candidate score: dot (002) or cosine (003, 004)",
-                                                "choices": list(SCORES)})
-    margin: float = 1.0
-    margin_reduction: str | None = field(
-        default=None, metadata={"help": "answer-level hinge: sum over wrong answers (002 eq. 1, the default) or "
-                                "their mean (eq. 3/5)",
-                                "choices": list(MARGIN_REDUCTIONS)}
-    )
-    center_context: bool = field(
-        default=False, metadata={"help": "subtract each instance's mean context embedding from its context and "
-                                 "answers (removes the shared words; not in the papers)"})
-    cnn_channels: list[int] = field(default_factory=lambda: [8, 8, 8])
-    latent_size: int = 5
-    task_latent_size: int = 5
-    task_hidden_size: int = 64
-    vae_channels: int = 8
-    vae_kernel_size: int = 15
-    kl_weight: float = field(
-        default=0.01,
-        metadata={"help": "weight of the VAE KL terms; 1.0 is 002 eqs. 2 and 4-5 literally, which left both VAE "
-                  "heads at chance level in our runs, hence 0.01"},
-    )
 
-    def config_kwargs(self) -> dict:
-        """The BlmConfig fields these arguments set."""
-        return {name: value for name, value in vars(self).items()}
+def _head_field(name: str, spec: dict) -> tuple:
+    """(name, type, field) of a head flag, its default taken from BlmConfig."""
+    from .configuration import BlmConfig
+
+    metadata = {key: value for key, value in spec.items() if key != "type"}
+    default = getattr(BlmConfig, name)
+    kind = spec.get("type", type(default) if default is not None else str | None)
+    if isinstance(default, (list, tuple)):
+        return name, kind, field(default_factory=lambda value=list(default): list(value), metadata=metadata)
+    return name, kind, field(default=default, metadata=metadata)
+
+
+def _config_kwargs(self) -> dict:
+    """The BlmConfig fields these arguments set."""
+    return dict(vars(self))
+
+
+HeadArguments = make_dataclass(
+    "HeadArguments", [_head_field(name, spec) for name, spec in HEAD_FIELDS.items()],
+    namespace={"__doc__": "The head on top of the sentence embeddings, its scoring and its loss (BlmConfig's head "
+                          "fields).", "config_kwargs": _config_kwargs, "__module__": __name__})
 
 
 @dataclass

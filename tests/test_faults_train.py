@@ -214,3 +214,22 @@ def test_blm_debug_shows_the_traceback_instead(tmp_path, monkeypatch, small_agre
     monkeypatch.setenv("BLM_DEBUG", "1")
     with pytest.raises(UsageError, match=r"^--num_train_epochs -1: must be > 0$"):
         main(train_args(small_agreement_dir, tiny_encoder_dir, tmp_path, "--num_train_epochs", "-1"))
+
+
+def test_every_model_field_is_a_flag_or_follows_from_the_data():
+    """BlmConfig is the one list of model fields: the head flags are its head fields with its defaults, and the
+    run identity compares them all."""
+    import dataclasses
+
+    from blm_models.arguments import EncoderArguments, HeadArguments
+    from blm_models.configuration import BlmConfig
+    from blm_models.run_identity import model_fields
+
+    heads = {f.name: f for f in dataclasses.fields(HeadArguments)}
+    encoder = {f.name for f in dataclasses.fields(EncoderArguments)}
+    from_data = {"context_length", "answer_label_names", "error_class_names", "truncated_to"}
+    assert set(model_fields()) == set(heads) | (encoder & set(model_fields())) | from_data
+    for name, flag in heads.items():
+        default = flag.default if flag.default is not dataclasses.MISSING else flag.default_factory()
+        assert default == (list(getattr(BlmConfig, name)) if isinstance(getattr(BlmConfig, name), tuple)
+                           else getattr(BlmConfig, name)), name
