@@ -2,6 +2,8 @@
 candidate (decided by its words, the same in T2I and I2T), German agreement and word order,
 the balanced audit, lexicon and template errors. Size, validator and twins: tests/test_configs.py."""
 
+import dataclasses
+
 import pytest
 import yaml
 
@@ -508,3 +510,35 @@ def test_languages_and_unknown_german_variant():
     assert CosPlusGenerator.languages() == ["de-case", "de-mix", "en", "it"]
     with pytest.raises(LexiconError, match="no variant 'xx'"):
         CosPlusGenerator("de-xx")
+
+
+def typed_answer_set(language, variant, verb, agent, patient, lexical_type):
+    """{label: (sentence, class)} of one set of words, judged as in a config of ``lexical_type``."""
+    generator = registry.generator("cosplus", language)
+    matrix = generator.matrix(ConfigSpec("cosplus", language, "I", variant), ("present", verb, agent, patient))
+    matrix = dataclasses.replace(matrix, lexical_type=lexical_type)
+    return {c.label: (c.sentence.text, c.error_class) for c in generator.candidates(matrix, False)}
+
+
+@pytest.mark.parametrize("language, verb, agent, patient, person, gold", [
+    ("en", "crack", "hiker", "flatbread", "The hiker cracks.", "The flatbread cracks."),
+    ("it", "squagliare", "fruttivendola", "parmigiano", "La fruttivendola si squaglia.", "Il parmigiano si squaglia."),
+    ("de-case", "verbrennen", "Mieter", "Toast", "Der Mieter verbrennt.", "Der Toast verbrennt."),
+])
+def test_t2i_type_iii_leaves_out_a_person_who_undergoes_the_change(language, verb, agent, patient, person, gold):
+    """Issue 25: a person who can undergo the change is, in the T2I intransitive, the undergoer the gold's
+    subject is; a type III context does not show which noun is the agent, so it is a second answer there
+    (type I keeps it as SEQUENCE; I2T's intransitive is another frame and stays)."""
+    assert typed_answer_set(language, "t2i", verb, agent, patient, "I")["I-INT"] == (person, "SEQUENCE")
+    third = typed_answer_set(language, "t2i", verb, agent, patient, "III")
+    assert "I-INT" not in third and third["Correct"] == (gold, "CORRECT") and len(third) == 2
+    assert typed_answer_set(language, "i2t", verb, agent, patient, "III")["I-INT"] == (person, "SEQUENCE")
+
+
+@pytest.mark.parametrize("name", ["cosplus_en_t2i_typeIII", "cosplus_it_t2i_typeIII", "cosplus_demix_t2i_typeIII"])
+def test_no_t2i_type_iii_instance_has_a_well_formed_person_intransitive(name):
+    records = [r for split in generate(registry.get_spec(name), Options(size=400, seed=123), progress=False).values()
+               for r in split.records]
+    assert not [r["answers"] for r in records
+                if ("I-INT", "SEQUENCE") in zip(r["answer_labels"], r["answer_error_classes"])]
+    assert all(len(r["answers"]) >= 2 for r in records)
