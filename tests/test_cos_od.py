@@ -521,3 +521,35 @@ def test_lexicon_schema_errors_name_file_line_and_entry(tmp_path):
     assert "unknown frame 'yesterday'" in str(edit(lambda d: d["verbs"][0].update(not_with=["yesterday"])))
     assert "must be the masculine singular" in str(
         edit(lambda d: d["verbs"][0]["forms"].update(participio="rotta"), "it_cos.yaml"))
+
+
+def test_landmark_themes_and_natural_forces_in_a_by_phrase_make_no_claim():
+    """Issue 25: 'The butler had polished by the furniture.' (beside it, as the gold's 'by the window')
+    and 'The peaches sweeten by the heat.' / 'The metal will corrode by the salt air.' (a cause) were
+    GRAMMAR; a theme that is no landmark keeps its E-WRBY."""
+    assert "E-WRBY" not in candidates("od", "en", "polish", "butler", "furniture", "by hand", "pluperfect")
+    assert "E-WRBY" not in candidates("od", "en", "milk", "farmer", "cows", "by hand", "past")
+    assert candidates("od", "en", "polish", "butler", "silver", "by hand", "pluperfect")["E-WRBY"] == \
+        ("The butler had polished by the silver.", "GRAMMAR")
+    sweeten = candidates("cos", "en", "sweeten", "heat", "peaches", "by August", "present")
+    assert "E-WRBY" not in sweeten and sweeten["Correct"] == ("The peaches sweeten by August.", "CORRECT")
+    assert "E-WRBY" not in candidates("cos", "en", "corrode", "salt air", "metal", "by winter", "future")
+
+
+def test_grafico_is_no_person_and_od_it_has_no_da_phrase_that_reads_as_an_agent():
+    """Issue 25: 'Il grafico si rimpicciolirà da un angolo' reads 'the chart'; 'Il vino fu bevuto dal
+    bicchiere', 'Il pane fu mangiato dal piatto', 'Le trote furono pescate dalla barca' read the da-phrase
+    as the agent of the passive."""
+    cos = lexicon.load("it", "cos")["verbs_by_lemma"]
+    assert not [v for v, entry in cos.items() if {"grafico", "grafici"} & set(entry["agents"])]
+    od = lexicon.load("it", "od")["verbs_by_lemma"]
+    phrases = {p.text for entry in od.values() for p in entry["by_nps"]}
+    assert not {"dal piatto", "dal bicchiere", "dalla bottiglia", "dalla barca"} & phrases
+    texts = [s for split in gen("od_it_typeIII", 300, seed=123).values() for r in split.records
+             for s in r["context"] + r["answers"]]
+    assert not [s for s in texts if any(p in s for p in ("dal piatto", "dal bicchiere", "dalla barca"))]
+    texts = [s for split in gen("cos_it_typeIII", 300, seed=123).values() for r in split.records
+             for s in r["context"] + r["answers"]]
+    assert not [s for s in texts if "grafic" in s]
+    assert candidates("od", "it", "pescare", "pescatore", "trote", "dal molo", "futuro")["Correct"] == \
+        ("Il pescatore pescherà dal molo.", "CORRECT")
