@@ -91,7 +91,8 @@ PINNED = {  # seed 42, --size 20, first test instance: the contexts of the paper
         "Il pesce si era scongelato in frigorifero.",
     ], answers={
         "Correct": ("Il pesce si era scongelato dai bordi.", "CORRECT"),
-        "I-INT": ("La cuoca si era scongelata dai bordi.", "GRAMMAR"),
+        # I-INT ('La cuoca si era scongelata dai bordi.', GRAMMAR before) is not generated: a person who
+        # si scongela needs a trigger, marginal as in COS+ (issue 25, tests/test_cross_package.py)
         "ER-PASS": ("Il pesce era stato scongelato dalla cuoca.", "SEQUENCE"),
         "IER-PASS": ("La cuoca era stata scongelata dal pesce.", "GRAMMAR"),
         "R-TRANS": ("Il pesce aveva scongelato la cuoca.", "GRAMMAR"),
@@ -366,7 +367,7 @@ def test_affilare_is_replaced_by_a_verb_with_an_anticausative():
     got = candidates("cos", "it", "restringere", "domestica", "maglione", "da un lavaggio all'altro",
                      "passato_prossimo")
     assert got["Correct"] == ("Il maglione si è ristretto da un lavaggio all'altro.", "CORRECT")
-    assert got["I-INT"] == ("La domestica si è ristretta da un lavaggio all'altro.", "GRAMMAR")
+    assert "I-INT" not in got   # 'La domestica si è ristretta …' (GRAMMAR before): marginal, as in COS+ (issue 25)
 
 
 def test_stirarsi_is_no_reflexive_of_ironing():
