@@ -655,8 +655,8 @@ STAR = re.compile(r"^(\[?)\*")
 # issue 25's lexicon defects, written out independently of the lexicons' facts:
 LANDMARKS = set("furniture floor floors carpet rug tapestry picture portrait landscape seascape cow cows goat "
                 "goats land wheat corn barley baby babies infant newborn".split()) | {"still life"}
-NATURAL_FORCES = {"sun", "heat", "warm weather", "acid", "salt", "moisture", "salt air", "seawater", "sole", "caldo",
-                  "calore", "acido", "salsedine", "umidità", "acqua salata"}
+# en only: an Italian E-WRBY has no si, so with a si-obligatory verb it is GRAMMAR whatever its da-phrase
+NATURAL_FORCES = {"sun", "heat", "warm weather", "acid", "salt", "moisture", "salt air", "seawater"}
 DA_AGENT = re.compile(r"\b(dal piatto|dal bicchiere|dalla bottiglia|dalla barca)\b")
 EN_BY_NP = re.compile(r"\bby the ([a-z ]+?)\.$")
 IT_DA_NP = re.compile(r"\b(?:dal|dallo|dalla|dai|dagli|dalle|dall')\s?([a-zà-ù ]+?)\.$")
@@ -709,7 +709,7 @@ def section_second(data: dict[str, list[dict]]) -> dict:
                     noun = m.group(1) if m else ""
                     if spec.phenomenon == "od" and lang == "en" and noun in LANDMARKS:
                         kinds.append(("od_en E-WRBY landmark theme", text))
-                    if spec.phenomenon == "cos" and noun in NATURAL_FORCES:
+                    if spec.phenomenon == "cos" and lang == "en" and noun in NATURAL_FORCES:
                         kinds.append((f"cos_{lang} E-WRBY natural force", text))
                 sentences = rec["context"] + rec["answers"]
                 if spec.phenomenon == "cos" and lang == "it":

@@ -68,10 +68,10 @@ def test_german_case_t2i_type_i_instance():
     rec = first_test_record("cosplus_decase_t2i_typeI")
     assert rec["language"] == "de"
     assert rec["context"] == ["Der Angestellte verbrannte den Brei.", "Der Angestellte, der den Brei verbrannte.",
-                              "Den Brei, den der Angestellte verbrannte.", "Der Brei, der verbrannte."]
+                              "Der Brei, den der Angestellte verbrannte.", "Der Brei, der verbrannte."]  # was Den Brei
     assert rec["context_patterns"] == [
         "NP-Agent.NOM V-past NP-Patient.ACC", "NP-Agent.NOM REL.NOM NP-Patient.ACC V-past",
-        "NP-Patient.ACC REL.ACC NP-Agent.NOM V-past", "NP-Patient.NOM REL.NOM V-past"]
+        "NP-Patient.NOM REL.ACC NP-Agent.NOM V-past", "NP-Patient.NOM REL.NOM V-past"]
     assert by_label(rec) == {"Correct": ("Der Brei verbrannte.", "CORRECT"),
                              "I-INT": ("Der Angestellte verbrannte.", "SEQUENCE"),
                              "OVS": ("Den Brei verbrannte der Angestellte.", "SEQUENCE")}  # was labelled R-TRANS
@@ -87,12 +87,13 @@ def test_german_mix_i2t_type_iii_instance():
 
 
 def test_figure_10_case_alternation():
-    """000 Fig. 10 (Chef -> Koch): accusative patient in SVO, SagR and OR (head and pronoun),
-    nominative in SpaR and in the gold; the Pa V Ag candidate is OVS with the cases kept."""
+    """000 Fig. 10 (Chef -> Koch): accusative patient in SVO, SagR and the OR's relative pronoun, nominative
+    in SpaR, in the gold and, departing from the figure (issue 25; README), in the OR fragment's head: standard
+    German 'Der Käse, den der Koch schmilzt.'; the Pa V Ag candidate is OVS with the cases kept."""
     generator = registry.generator("cosplus", "de-case")
     matrix = generator.matrix(ConfigSpec("cosplus", "de-case", "I", "t2i"), ("present", "schmelzen", "Koch", "Käse"))
     assert [s.text for s in generator.context(matrix)] == [
-        "Der Koch schmilzt den Käse.", "Der Koch, der den Käse schmilzt.", "Den Käse, den der Koch schmilzt.",
+        "Der Koch schmilzt den Käse.", "Der Koch, der den Käse schmilzt.", "Der Käse, den der Koch schmilzt.",
         "Der Käse, der schmilzt."]
     assert answer_set("de-case", "t2i", "schmelzen", "Koch", "Käse") == {
         "Correct": ("Der Käse schmilzt.", "CORRECT"), "I-INT": ("Der Koch schmilzt.", "GRAMMAR"),
@@ -542,3 +543,16 @@ def test_no_t2i_type_iii_instance_has_a_well_formed_person_intransitive(name):
     assert not [r["answers"] for r in records
                 if ("I-INT", "SEQUENCE") in zip(r["answer_labels"], r["answer_error_classes"])]
     assert all(len(r["answers"]) >= 2 for r in records)
+
+
+@pytest.mark.parametrize("name", ["cosplus_decase_i2t_typeIII", "cosplus_demix_t2i_typeI"])
+def test_german_object_relative_fragments_have_a_nominative_head(name):
+    """Issue 25: 'Den Reis, den der Krämer köchelt.' (every de-case instance, half of de-mix) is non-standard;
+    the head is nominative, the relative pronoun accusative."""
+    records = [r for split in generate(registry.get_spec(name), Options(size=200, seed=123), progress=False).values()
+               for r in split.records]
+    fragments = [(s, p) for r in records for s, p in zip(r["context"], r["context_patterns"])
+                 if p.startswith("NP-Patient") and "REL.ACC" in p]
+    assert len(fragments) == len(records)
+    assert all(p.startswith("NP-Patient.NOM REL.ACC") for _, p in fragments)
+    assert not [s for s, _ in fragments if s.startswith("Den ")]
