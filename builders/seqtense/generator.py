@@ -93,13 +93,17 @@ class _HypotheticalGenerator(Generator):
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
         """Type I: one subject, one adjective pair (and one attractor frame) per matrix."""
         lemmas = sorted(lemmas)
-        dims = [len(lemmas), len(self.lex["frames"]), len(self.variants_)]
+        # (subject, frame) pairs whose adjectives fit the subject (a frame's ``subjects``, LEXICON.md); subject-major,
+        # so that without restrictions the space is the plain product subject x frame
+        pairs = [(subject, f) for subject in lemmas for f, frame in enumerate(self.lex["frames"])
+                 if "subjects" not in frame or subject in frame["subjects"]]
+        dims = [len(pairs), len(self.variants_)]
         if self.with_attractor:
             dims += list(self.n_attractors)
         plans = []
-        for _, (subject, frame, variant, *attractor) in ProductSpace.of(dims).sample(n, rng, spec.name):
+        for _, (pair, variant, *attractor) in ProductSpace.of(dims).sample(n, rng, spec.name):
             intro, am, af = attractor or (0, 0, 0)
-            plans.append((lemmas[subject], frame, variant, intro, am, af))
+            plans.append((*pairs[pair], variant, intro, am, af))
         return plans
 
     def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:

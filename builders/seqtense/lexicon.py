@@ -60,6 +60,11 @@ def check(lex: Entry, path: Path) -> None:
             adj = c.field(frame, role, str, f"frames[{i}]")
             if adj not in adjectives:
                 c.fail(frame, f"frames[{i}]", f"{role} adjective {adj!r} has no entry under 'adjectives'")
+        if "subjects" in frame:
+            fitting = c.strings(frame, "subjects", f"frames[{i}]", 1)
+            unknown = sorted(set(fitting) - seen)
+            if unknown:
+                c.fail(frame, f"frames[{i}]", f"subjects {unknown} are not subject ids")
     attractors = c.field(lex, "attractors", dict, "attractors")
     c.strings(attractors, "intros", "attractors", 1)
     nouns = c.field(attractors, "nouns", list, "attractors")
