@@ -65,3 +65,15 @@ def test_the_issue_examples_agree():
     assert classes("en", "harden")["reversal"] == (None, None)
     assert classes("it", "indurire")["reversal"] == (None, None)
     assert classes("it", "riscaldare")["reversal"][0] == "SEQUENCE"   # La minestra riscaldò la nonna
+
+
+def test_the_same_sense_gets_the_same_class_in_every_cosplus_language():
+    """Issue 25: a person who simmers (seethes) was GRAMMAR in en, marginal in de (köcheln); a person who
+    si abbrustolisce (gets sunburnt) GRAMMAR while si dora (gets a tan) was marginal: all now marginal."""
+    assert "I-INT" not in answer_set("en", "t2i", "simmer", next(iter(registry.generator("cosplus", "en").lex.agents)),
+                                     "soup")
+    assert "I-INT" not in answer_set("it", "t2i", "abbrustolire",
+                                     next(iter(registry.generator("cosplus", "it").lex.agents)), "pane")
+    for language, verb in (("de", "köcheln"), ("it", "dorare"), ("en", "simmer"), ("it", "abbrustolire")):
+        lex = registry.generator("cosplus", "de-mix" if language == "de" else language).lex
+        assert lex.verbs[verb].marginal_person_intransitive and not lex.verbs[verb].person_intransitive
