@@ -157,7 +157,10 @@ def test_marginal_noemb_gives_no_candidate():
 
 
 def test_lexprep_class_follows_the_verbs_lexprep_fact():
-    assert answers("atlalt", "smear")["LEXPREP"] == ("The child smeared the window under the jam.", "GRAMMAR")
+    assert answers("atlalt", "inject")["LEXPREP"] == ("The vet injected the horse over the vaccine.", "GRAMMAR")
+    # issue 25: odd but grammatical, no claim (GRAMMAR before): sew, smear, stock with the location as object
+    for verb in ("smear", "sew", "stock"):
+        assert "LEXPREP" not in answers("atlalt", verb)
     assert answers("atlalt", "load")["LEXPREP"] == ("The movers loaded the truck behind the boxes.", "SEQUENCE")
     assert answers("altatl", "spray")["LEXPREP"] == ("The gardener sprayed the water near the roses.", "SEQUENCE")
     assert "LEXPREP" not in answers("atlalt", "spray")    # ?"sprayed the roses near the pesticide"
