@@ -313,7 +313,7 @@ REVIEWED = [
     # reward: the predicate is true of every subject (a payment is generous, a medal is not)
     ("reward", "subject", {
         "en": ("payment", "The payment for the rescuer of the hiker is generous and fair."),
-        "fr": ("rémunération", "La rémunération pour le sauveteur du randonneur est généreuse et juste."),
+        "fr": ("rémunération", "La rémunération pour le sauveteur du randonneur est bien méritée."),  # issue 25: was généreuse et juste
         "it": ("gratifica", "La gratifica per il soccorritore dell'escursionista è generosa e giusta."),
         "ro": ("plată", "Plata pentru salvatorul drumețului este generoasă și corectă.")}),
     # request: every subject can be modest and reasonable (not a question)
@@ -464,3 +464,13 @@ def test_romanian_predicates_put_a_comma_before_dar():
         forms += [p[n] for p in ([predicate] if "sg" in predicate else predicate.values()) for n in ("sg", "pl")]
     with_dar = [f for f in forms if " dar " in f]
     assert len(with_dar) == 30 and all(", dar " in f for f in with_dar)
+
+
+def test_french_predicates_and_subjects_read_as_meant():
+    """Issue 25: 'Les cadeaux … sont généreux et justes' is said of people, not of gifts or tips; 'les soldes'
+    reads as 'the sales'. The reward predicate is 'bien mérité', and solde is no payment subject."""
+    assert realise_with("fr", "reward", "subject", "cadeau", two("sg", "sg", "sg")) == \
+        "Le cadeau pour le sauveteur du randonneur est bien mérité."
+    raw = yaml.safe_load((registry.generator_class("agr").lexicon_dir() / "fr.yaml").read_text(encoding="utf-8"))
+    payment = next(seed for seed in raw["seeds"] if seed["id"] == "payment")
+    assert "solde" not in payment["alternatives"]["subject"] and len(payment["alternatives"]["subject"]) >= 8
