@@ -4,6 +4,7 @@ crossing, Coord prepositions, agreement errors), and the lexicon checker's locat
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 import yaml
@@ -47,7 +48,7 @@ INSTANCES = {
     ], {
         "Correct": "The offer to the agent of the footballers that Linda was talking about is tempting but risky.",
         "Coord": "The offer to the agent and the footballers that Linda was talking about is tempting but risky.",
-        "WNA": "The offer of the footballers that Linda was talking about is tempting but risky.",
+        "WNA": "The footballers' offer that Linda was talking about is tempting but risky.",  # issue 25: was 'The offer of the footballers'
         "WN1": "The offer to the agents of the footballers that Linda was talking about is tempting but risky.",
         "WN2": "The offer to the agent of the footballer that Linda was talking about is tempting but risky.",
         "AEN2": "The offer to the agent of the footballers that Linda was talking about are tempting but risky.",
@@ -474,3 +475,22 @@ def test_french_predicates_and_subjects_read_as_meant():
     raw = yaml.safe_load((registry.generator_class("agr").lexicon_dir() / "fr.yaml").read_text(encoding="utf-8"))
     payment = next(seed for seed in raw["seeds"] if seed["id"] == "payment")
     assert "solde" not in payment["alternatives"]["subject"] and len(payment["alternatives"]["subject"]) >= 8
+
+
+def test_english_wna_takes_the_prenominal_genitive_where_it_is_natural():
+    """Issue 25: 'The question of the comedian is funny' is stilted English; a person's question, letter or
+    meal takes the prenominal genitive; a depiction or a topic keeps 'of' (the video of the dog)."""
+    wna = Step("sg", "sg", 1, "sg", "sg", drop1=True)
+    assert realise_with("en", "question", None, None, wna) == "The comedian's question is funny and clever."
+    assert realise_with("en", "question", None, None, wna._replace(subj="pl", verb="pl", n2="pl")) == \
+        "The comedians' questions are funny and clever."
+    assert realise_with("en", "video", None, None, wna).startswith("The video of the dog ")
+    g = registry.generator("agr", "en")
+    seeds = g.lex["seeds_by_id"]
+    assert seeds["question"]["relations"]["subject_attractor2"] in g.lex["possessive_relations"]
+    assert seeds["video"]["relations"]["subject_attractor2"] not in g.lex["possessive_relations"]
+    texts = [a for split in generate(registry.get_spec("agr_en_typeI"), Options(size=300, seed=123),
+                                     progress=False).values()
+             for r in split.records for a, label in zip(r["answers"], r["answer_labels"]) if label == "WNA"]
+    assert texts and not [t for t in texts if re.match(r"(\w+ \w+ that )?The (question|letter|meal) of ", t)]
+    assert [t for t in texts if "'s " in t or "s' " in t]
