@@ -1,7 +1,11 @@
 """Count the answer-set defects listed in the project's issue, from generated records only.
 
     python benchmarks/answer_set_defects.py [--configs PREFIX ...] [--size N] [--json OUT]
-        [--shrink-default] [--num-proc 2]
+        [--shrink-default] [--num-proc 2] [--only-second]
+
+    # issue 25's counts (section 9 only), e.g.:
+    python benchmarks/answer_set_defects.py --configs cosplus sprayload cos_ od_ --size 2000 --seed 123 \
+        --num-proc 1 --only-second        # ~3 min on 2 shared cores (6 min while another job runs)
 
 Every detector reads the records of ``builders.generate.generate`` (SPEC §2: ``answers``,
 ``answer_labels``, ``answer_error_classes``, ``answer_patterns``, ``context_chunks`` …), never the
