@@ -1,6 +1,7 @@
 """SeqTense and Mixture: the appendix 11.1 template, exact sentences, morphology, validity, audit."""
 
 import copy
+import re
 
 import pytest
 import yaml
@@ -102,13 +103,33 @@ def test_an_agreement_error_that_reads_as_first_person_is_not_generated():
 
 
 def test_mixture_fixed_seed_instance_exact_sentences():
-    rec = gen("mixture_it_typeI")["test"].records[0]
+    rec = gen("mixture_it_typeI")["test"].records[0]   # changed on purpose (issue 25): frames choose attractors
     assert rec["context"][4:] == [
-        "Se le cugine fossero sincere, allora sarebbero apprezzate.",
-        "Se la cugina fosse stata sincera, allora sarebbe stata apprezzata.",
-        "Se i cugini fossero sinceri, allora sarebbero apprezzati.",
+        "Se il ragazzo fosse stato bravo, malgrado le fatiche, allora sarebbe stato premiato.",
+        "Se i ragazzi fossero bravi, malgrado il dubbio, allora sarebbero premiati.",
+        "Se la ragazza fosse stata brava, malgrado i dubbi, allora sarebbe stata premiata.",
     ]
-    assert rec["answers"][rec["label"]] == "Se il cugino fosse stato sincero, allora sarebbe stato apprezzato."
+    assert rec["answers"][rec["label"]] == "Se le ragazze fossero brave, malgrado la fatica, allora sarebbero premiate."
+
+
+def test_mixture_attractors_are_difficulties_the_frame_can_concede():
+    """Issue 25: 'Se le studentesse saranno informate, malgrado il pericolo, allora saranno preoccupate.',
+    'Se il cameriere sarà simpatico, nonostante le paure, allora sarà invitato.' were incoherent: a frame
+    lists the attractor nouns it concedes, and informato leads to tranquillo."""
+    frames = st_lexicon.load("it")["frames"]
+    informed = next(f for f in frames if f["premise"] == "informato")
+    assert informed["consequent"] == "tranquillo" and "pericolo" in informed["attractors"]
+    conceded = {f["premise"]: set(f["attractors"]) for f in frames}
+    assert "paura" not in conceded["simpatico"] and "pericolo" in conceded["coraggioso"]
+    nouns = {form: n["sg"] for n in st_lexicon.load("it")["attractors"]["nouns"] for form in (n["sg"], n["pl"])}
+    records = [r for split in gen("mixture_it_typeI", 300, seed=123).values() for r in split.records]
+    forms = {form: premise for premise in conceded
+             for form in st_lexicon.load("it")["adjectives"][premise].values()}
+    for r in records:
+        premise = forms[r["context"][0].split(",")[0].split()[-1]]   # Se il ragazzo è stato bravo, …
+        used = {nouns[w] for s in r["context"] for w in re.findall(r"\w+", s) if w in nouns}
+        assert used and used <= conceded[premise], (r["context"], used - conceded[premise])
+    assert not [r for r in records if any("preoccupat" in s for s in r["context"])]
 
 
 @pytest.mark.parametrize("name", ["seqtense_it_typeI_balanced", "mixture_it_typeI_balanced"])
