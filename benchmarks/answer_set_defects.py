@@ -1,7 +1,11 @@
 """Count the answer-set defects listed in the project's issue, from generated records only.
 
     python benchmarks/answer_set_defects.py [--configs PREFIX ...] [--size N] [--json OUT]
-        [--shrink-default] [--num-proc 2]
+        [--shrink-default] [--num-proc 2] [--only-second]
+
+    # issue 25's counts (section 9 only), e.g.:
+    python benchmarks/answer_set_defects.py --configs cosplus sprayload cos_ od_ --size 2000 --seed 123 \
+        --num-proc 1 --only-second        # ~3 min on 2 shared cores (6 min while another job runs)
 
 Every detector reads the records of ``builders.generate.generate`` (SPEC §2: ``answers``,
 ``answer_labels``, ``answer_error_classes``, ``answer_patterns``, ``context_chunks`` …), never the
@@ -17,6 +21,10 @@ Sections (one table each; counts, denominators, shares and examples):
               GRAMMAR candidates that are natural sentences for their lemma (NATURAL_GRAMMAR)
 6 agr_ae      AE* candidates whose attractor numbers differ from the gold's; verb relation per label
 7 agr_context context sentences made implausible by number crossing (heuristic below)
+9 second      type II/III: SEQUENCE candidates with the gold's frame (a second answer unless the
+              current templates declare the label in same_frame_distractors), per config family and label;
+              the lexicon defects of issue 25 (od_en E-WRBY with a landmark theme, cos E-WRBY with a natural
+              force, cos_it grafico, od_it da-phrases that read as agents, de COS+ accusative heads)
 8 shrink      delivered vs asked per config, rejection reasons; --size 200 for seeds 0..9 on
               agr_*_typeII/III. Sizes: --size for every config, or the defaults with --shrink-default
               (all 102 configs at their default sizes, ~495 000 instances: 20 min on 2 busy cores).
@@ -643,6 +651,107 @@ def section_agr_context(data: dict[str, list[dict]]) -> dict:
     return {"per_language": rows, "examples": {f"{k[0]}/{k[1]}": v for k, v in examples.items()}}
 
 
+# ---------------------------------------------------------------- 9. second answers (issue 25)
+# The frame of a pattern: noun phrases without their role names, no wrong-preposition mark (the same
+# definition as builders/checks.py, written out here so that the count reads records only).
+ROLE_NAME = re.compile(r"^(\[?)\*?(NP)-(?:Agent|Patient|Theme|Loc|Location|Causer|Experiencer|Instrument|Goal|Source)\b")
+STAR = re.compile(r"^(\[?)\*")
+# issue 25's lexicon defects, written out independently of the lexicons' facts:
+LANDMARKS = set("furniture floor floors carpet rug tapestry picture portrait landscape seascape cow cows goat "
+                "goats land wheat corn barley baby babies infant newborn".split()) | {"still life"}
+# en only: an Italian E-WRBY has no si, so with a si-obligatory verb it is GRAMMAR whatever its da-phrase
+NATURAL_FORCES = {"sun", "heat", "warm weather", "acid", "salt", "moisture", "salt air", "seawater"}
+DA_AGENT = re.compile(r"\b(dal piatto|dal bicchiere|dalla bottiglia|dalla barca)\b")
+EN_BY_NP = re.compile(r"\bby the ([a-z ]+?)\.$")
+IT_DA_NP = re.compile(r"\b(?:dal|dallo|dalla|dai|dagli|dalle|dall')\s?([a-zà-ù ]+?)\.$")
+
+
+def frame_of(pattern: str) -> str:
+    return " ".join(STAR.sub(r"\1", ROLE_NAME.sub(r"\1\2", t)) for t in pattern.split())
+
+
+def declared_exemptions() -> dict[str, set[str]]:
+    """phenomenon -> labels its template (in this script's tree) declares same_frame_distractors."""
+    import yaml
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "builders")
+    files = {"cos": "cos_od/cos.yaml", "od": "cos_od/od.yaml", "cosplus": "cosplus/template.yaml",
+             "sprayload": "sprayload/template.yaml"}
+    out = {}
+    for phen, rel in files.items():
+        with open(os.path.join(root, rel), encoding="utf-8") as fh:
+            out[phen] = set((yaml.safe_load(fh) or {}).get("same_frame_distractors", {}))
+    return out
+
+
+def section_second(data: dict[str, list[dict]]) -> dict:
+    """Section 9: second answers in type II/III (9a) and the issue's lexicon defects (9b)."""
+    exempt = declared_exemptions()
+    cells, examples, dens = Counter(), {}, Counter()
+    lexical, lex_ex, lex_den = Counter(), {}, Counter()
+    for name, recs in data.items():
+        spec = registry.get_spec(name)
+        family = re.sub(r"_type.*", "", name) + ("_bal" if spec.balanced else "")
+        lang = spec.iso
+        for rec in recs:
+            if spec.lexical_type in ("II", "III"):
+                dens[(family, spec.lexical_type)] += 1
+                gold = frame_of(rec["answer_patterns"][rec["label"]])
+                for text, label, cls, pattern in zip(rec["answers"], rec["answer_labels"],
+                                                     rec["answer_error_classes"], rec["answer_patterns"]):
+                    if cls != "SEQUENCE" or frame_of(pattern) != gold:
+                        continue
+                    declared = {label, f"{rec['template']}:{label}"} & exempt.get(spec.phenomenon, set())
+                    key = (family, spec.lexical_type, rec["template"], label, "declared" if declared else "SECOND")
+                    cells[key] += 1
+                    examples.setdefault(key, f"{text}  (gold: {rec['answers'][rec['label']]})")
+            kinds = []
+            if spec.phenomenon in ("cos", "od"):
+                for text, label, cls in zip(rec["answers"], rec["answer_labels"], rec["answer_error_classes"]):
+                    if label != "E-WRBY" or cls != "GRAMMAR":
+                        continue
+                    m = (EN_BY_NP if lang == "en" else IT_DA_NP).search(text)
+                    noun = m.group(1) if m else ""
+                    if spec.phenomenon == "od" and lang == "en" and noun in LANDMARKS:
+                        kinds.append(("od_en E-WRBY landmark theme", text))
+                    if spec.phenomenon == "cos" and lang == "en" and noun in NATURAL_FORCES:
+                        kinds.append((f"cos_{lang} E-WRBY natural force", text))
+                sentences = rec["context"] + rec["answers"]
+                if spec.phenomenon == "cos" and lang == "it":
+                    kinds += [("cos_it grafico", s) for s in sentences if re.search(r"\bgrafic[oi]\b", s)][:1]
+                if spec.phenomenon == "od" and lang == "it":
+                    kinds += [("od_it da-phrase read as agent", s) for s in sentences if DA_AGENT.search(s)][:1]
+            if spec.phenomenon == "cosplus" and lang == "de":
+                for s, pattern in zip(rec["context"], rec["context_patterns"]):
+                    if "REL" in pattern and pattern.split()[0].endswith(".ACC"):
+                        kinds.append(("de COS+ accusative head", s))
+            lex_den[(family, spec.lexical_type)] += 1
+            for kind, text in kinds:
+                key = (kind, family, spec.lexical_type)
+                lexical[key] += 1
+                lex_ex.setdefault(key, text)
+    rows = [{"config": k[0], "type": k[1], "template": k[2], "label": k[3], "status": k[4], "n": v,
+             "instances": dens[(k[0], k[1])]} for k, v in sorted(cells.items())]
+    print_table("9a. type II/III SEQUENCE candidates with the gold's frame (SECOND: a second answer)",
+                rows, ["config", "type", "template", "label", "status", "n", "instances"])
+    for k, ex in sorted(examples.items()):
+        print(f"    {k[0]} {k[2]} {k[3]} {k[4]}: {ex}")
+    lrows = [{"defect": k[0], "config": k[1], "type": k[2], "n": v, "instances": lex_den[(k[1], k[2])]}
+             for k, v in sorted(lexical.items())]
+    print_table("9b. issue 25 lexicon defects (records with one)", lrows,
+                ["defect", "config", "type", "n", "instances"])
+    for k, ex in sorted(lex_ex.items()):
+        print(f"    {k[0]} / {k[1]}: {ex}")
+    total = Counter()
+    for r in rows:
+        if r["status"] == "SECOND":
+            total[f"second answer {r['config'].split('_')[0]} {r['label']}"] += r["n"]
+    for r in lrows:
+        total[r["defect"]] += r["n"]
+    print_table("9c. totals per defect kind", [{"defect": k, "n": v} for k, v in sorted(total.items())],
+                ["defect", "n"])
+    return {"second": rows, "lexical": lrows, "totals": dict(total)}
+
+
 # ---------------------------------------------------------------- 8. generation shrinks silently
 def run(name: str, size: int | None, seed: int, num_proc: int) -> tuple[dict, list[dict]]:
     """Generate one config; returns its shrink row and its records (train + test)."""
@@ -728,6 +837,8 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--shrink-default", action="store_true",
                         help="also generate every selected config at its default size (slow)")
     parser.add_argument("--json", metavar="OUT", help="write every table as JSON")
+    parser.add_argument("--only-second", action="store_true",
+                        help="print section 9 only (no agr sections, no shrink sweep): the issue 25 counts")
     args = parser.parse_args(argv)
     if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
         parser.error(f"--json {args.json}: folder does not exist; create it or pick another path")
@@ -740,7 +851,13 @@ def main(argv: Iterable[str] | None = None) -> None:
         row, data[name] = run(name, args.size, args.seed, args.num_proc)
         gen_rows.append(row)
         print(f"[{k + 1}/{len(names)}] {name}: {row.get('delivered', row.get('error'))}", file=sys.stderr)
-    result = {"args": vars(args), "coord": section_coord(data), "od_it_si": section_od_it_si(data),
+    if args.only_second:
+        result = {"args": vars(args), "second": section_second(data)}
+        print(f"\n{len(names)} configs, {time.perf_counter() - start:.0f}s")
+        if args.json:
+            write_json(args.json, result)
+        return
+    result = {"args": vars(args), "second": section_second(data), "coord": section_coord(data), "od_it_si": section_od_it_si(data),
               "cos_it_esi": section_cos_it_esi(data), "sprayload": section_sprayload(data),
               "roles": section_roles(data), "agr_ae": section_agr_ae(data),
               "agr_context": section_agr_context(data)}

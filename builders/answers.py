@@ -6,7 +6,8 @@ order. Balanced set (SPEC §6): the full crossing of the declared factors, each 
 equally often among the candidates. Labels come from the rules; the class of a candidate is
 GRAMMAR if any of its rules judges the sentence ungrammatical for this lemma, else SEQUENCE; a
 candidate that one of its rules judges not to be an error here (a second valid answer, or a
-corruption that changes nothing) is left out.
+corruption that changes nothing) is left out, and so is, in type II/III, a well-formed candidate all
+of whose rules refill the gold's slots (``Rule.refills``): its context cannot tell it from the gold.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from builders.record import GOLD_CLASS, GOLD_LABEL
-from builders.rules import RuleBook
+from builders.rules import RuleBook, hides_fillers
 from builders.template import BalancedDecl, CandidateDecl, RuleRef
 
 
@@ -43,6 +44,8 @@ def _judged(step: Any, refs: Sequence[RuleRef], book: RuleBook, matrix: Any,
         if verdict is None:
             return None
         classes.append(verdict)
+    if "GRAMMAR" not in classes and hides_fillers(matrix) and all(book[ref.name].keeps_roles(step, matrix) for ref in refs):
+        return None  # the gold's frame and roles with other fillers: a second answer where fillers are hidden
     if label is None:
         label = "+".join(book[ref.name].label_for(step) for ref in refs)
     return Answer(step, label, "GRAMMAR" if "GRAMMAR" in classes else "SEQUENCE", tuple(r.name for r in refs))

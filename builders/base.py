@@ -133,7 +133,9 @@ class Matrix:
     ``steps`` has context_size + 1 entries (the last one is the gold step); ``words[i]`` is what the
     phenomenon's ``sentence`` needs to realise step i (``words[-1]`` serves every candidate);
     ``facts`` is what rule judges may consult (the lexicon entry of the lemma, plan-level choices
-    such as the balanced set's other frames).
+    such as the balanced set's other frames); ``lexical_type`` is the config's (I, II, III), set by the
+    framework before the answers are built, so that judges can tell whether the context shows which word
+    fills which slot (``builders.rules.hides_fillers``).
     """
 
     template: str
@@ -141,3 +143,4 @@ class Matrix:
     words: tuple
     lemma: str
     facts: Any = None
+    lexical_type: str = ""

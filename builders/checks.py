@@ -15,12 +15,39 @@ from typing import Any
 from builders import lexical_types, morphology, registry
 from builders.base import ConfigSpec
 from builders.record import COLUMNS, ERROR_CLASSES, GOLD_LABEL
+from builders.rules import FILLER_BLIND_TYPES
 
 CHECKS = (
     "schema", "one_gold", "lengths", "distinct_answers", "answer_not_in_context", "chunks_match",
-    "gold_is_next_step", "lexical_type",
+    "gold_is_next_step", "lexical_type", "second_answer",
 )
 _SQUASH = re.compile(r"[\W_]+", re.UNICODE)
+# thematic-role names in patterns (NP-Agent, PP-Loc, NP-Patient.NOM): which noun fills a noun-phrase slot is
+# lexical, so the frame of a pattern drops them from noun phrases; '*' (a preposition the verb does not
+# select) is dropped too: another preposition of the same PP is the same frame
+_ROLE = re.compile(r"^(\[?)\*?(NP)-(?:Agent|Patient|Theme|Loc|Location|Causer|Experiencer|Instrument|Goal|Source)\b")
+_STAR = re.compile(r"^(\[?)\*")
+
+
+def frame(pattern: str) -> str:
+    """A pattern without its noun phrases' role names and wrong-preposition marks: ``NP-Agent Verb NP-Theme
+    *PP-Loc`` -> ``NP Verb NP PP-Loc``. Two sentences with one frame differ only in their fillers."""
+    return " ".join(_STAR.sub(r"\1", _ROLE.sub(r"\1\2", token)) for token in pattern.split())
+
+
+def second_answers(record: Mapping[str, Any], spec: ConfigSpec) -> list[int]:
+    """Type II/III: the SEQUENCE candidates with the gold's frame (``frame``), which the context cannot tell
+    from the gold (builders/README.md, class policy), unless the template declares the label a
+    ``same_frame_distractors`` entry (a filler takes another role there)."""
+    if spec.lexical_type not in FILLER_BLIND_TYPES:
+        return []
+    patterns, gold = record["answer_patterns"], record["label"]
+    exempt = registry.generator(spec.phenomenon, spec.language).template.same_frame_distractors
+    gold_frame = frame(patterns[gold])
+    return [i for i, (label, cls, pattern) in enumerate(zip(record["answer_labels"], record["answer_error_classes"],
+                                                             patterns))
+            if cls == "SEQUENCE" and frame(pattern) == gold_frame
+            and label not in exempt and f"{record['template']}:{label}" not in exempt]
 
 
 def lexical_type_ok(record: Mapping[str, Any], spec: ConfigSpec) -> bool:
@@ -69,4 +96,6 @@ def check_record(record: Mapping[str, Any], spec: ConfigSpec) -> list[str]:
         failed.append("gold_is_next_step")
     if not lexical_type_ok(record, spec):
         failed.append("lexical_type")
+    if second_answers(record, spec):
+        failed.append("second_answer")
     return failed

@@ -9,6 +9,7 @@ A phenomenon supplies its lexicons, a planner (which words, which sequence) and 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import random
@@ -152,7 +153,7 @@ class Generator:
         """The answer set of a matrix (gold first), built from the template's declarations; cached
         by what it depends on (gold step, template, facts) when the facts are hashable."""
         # judges read only the gold step, the template and matrix.facts (never matrix.words): so cached
-        key = (balanced, matrix.steps[-1], matrix.template, matrix.facts)
+        key = (balanced, matrix.steps[-1], matrix.template, matrix.facts, matrix.lexical_type)
         try:
             return self._answer_cache[key]
         except KeyError:
@@ -198,13 +199,17 @@ class Generator:
         return [Candidate(self.realised(words, a.step, matrix.template), a.label, a.error_class)
                 for a in self.answers(matrix, balanced)]
 
+    def typed_matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:
+        """The plan's matrix with the config's lexical type, which judges read (``builders.rules.hides_fillers``)."""
+        return dataclasses.replace(self.matrix(spec, plan), lexical_type=spec.lexical_type)
+
     def realise(self, spec: ConfigSpec, plan: Hashable) -> Instance:
-        matrix = self.matrix(spec, plan)
+        matrix = self.typed_matrix(spec, plan)
         return Instance(self.context(matrix), self.candidates(matrix, spec.balanced), matrix.lemma, matrix.template)
 
     def realise_twins(self, spec: ConfigSpec, plan: Hashable) -> tuple[Instance, Instance]:
         """The paper instance and its ``_balanced`` twin, sharing one realised context."""
-        matrix = self.matrix(spec, plan)
+        matrix = self.typed_matrix(spec, plan)
         context = self.context(matrix)
         return (Instance(context, self.candidates(matrix, False), matrix.lemma, matrix.template),
                 Instance(context, self.candidates(matrix, True), matrix.lemma, matrix.template))

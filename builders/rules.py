@@ -6,6 +6,12 @@ sentence. A rule may also consult the lexicon through a *judge*: for this lemma 
 the corrupted sentence ungrammatical (GRAMMAR), well-formed but off the pattern (SEQUENCE), or not
 an error at all (``None``: the candidate would be a second valid answer, so it is not generated).
 The class policy is written in builders/README.md.
+
+Type II/III (``hides_fillers``): the context no longer shows which noun plays which role, so a candidate
+with the gold's frame and roles that differs only in which word fills a slot is a second valid answer. A
+rule declared ``refills=True`` makes such a sentence whenever its judge finds it well-formed (SEQUENCE):
+the framework leaves it out of type II/III answer sets (``builders.answers``); where whether the roles are
+kept depends on the lemma or the template, the judge decides it from ``matrix.lexical_type``.
 """
 
 from __future__ import annotations
@@ -17,6 +23,12 @@ from typing import Any, Literal
 from builders.record import WRONG_CLASSES
 
 ErrorClass = Literal["SEQUENCE", "GRAMMAR"]
+FILLER_BLIND_TYPES = ("II", "III")  # lexical types whose context does not show which word fills a slot
+
+
+def hides_fillers(matrix: Any) -> bool:
+    """Whether the matrix's context cannot tell the solver which word fills which slot (type II/III)."""
+    return getattr(matrix, "lexical_type", "") in FILLER_BLIND_TYPES
 
 # corrupt(step, matrix, **params) -> the corrupted step, or a list of alternatives (a factor with
 # several wrong values, e.g. other frames); judge(step, matrix, **params) -> class or None.
@@ -34,6 +46,13 @@ class Rule:
     corrupt: Corrupt
     judge: Judge | None = None
     doc: str = ""
+    refills: bool | Callable[[Any, Any], bool] = False  # a well-formed corruption keeps the gold's frame
+                                                       # and roles (or: whether it does, for step, matrix)
+
+    def keeps_roles(self, step: Any, matrix: Any) -> bool:
+        """Whether ``step``, where well-formed, is the gold's frame and roles with other fillers."""
+        return self.refills(step, matrix) if callable(self.refills) else self.refills
+
 
     def label_for(self, step: Any) -> str:
         return self.label(step) if callable(self.label) else self.label
@@ -55,15 +74,19 @@ class RuleBook:
     phenomenon: str
     rules: dict[str, Rule] = field(default_factory=dict)
 
-    def rule(self, name: str, *, label: str | Callable[[Any], str], error_class: ErrorClass):
-        """Decorator: register ``corrupt(step, matrix, **params)`` as the rule ``name``."""
+    def rule(self, name: str, *, label: str | Callable[[Any], str], error_class: ErrorClass,
+             refills: bool | Callable[[Any, Any], bool] = False):
+        """Decorator: register ``corrupt(step, matrix, **params)`` as the rule ``name``; ``refills``: where
+        its sentence is well-formed, it has the gold's frame and roles with other fillers (a second answer
+        in type II/III); a function ``(step, matrix) -> bool`` where that depends on the template."""
         if error_class not in WRONG_CLASSES:
             raise ValueError(f"rule {name}: error class must be SEQUENCE or GRAMMAR, got {error_class!r}")
 
         def register(corrupt: Corrupt) -> Corrupt:
             if name in self.rules:
                 raise ValueError(f"{self.phenomenon}: rule {name!r} declared twice")
-            self.rules[name] = Rule(name, label, error_class, corrupt, doc=(corrupt.__doc__ or "").strip())
+            self.rules[name] = Rule(name, label, error_class, corrupt, doc=(corrupt.__doc__ or "").strip(),
+                                    refills=refills)
             return corrupt
 
         return register
@@ -73,7 +96,7 @@ class RuleBook:
 
         def register(judge: Judge) -> Judge:
             rule = self[name]
-            self.rules[name] = Rule(rule.name, rule.label, rule.error_class, rule.corrupt, judge, rule.doc)
+            self.rules[name] = Rule(rule.name, rule.label, rule.error_class, rule.corrupt, judge, rule.doc, rule.refills)
             return judge
 
         return register

@@ -96,6 +96,9 @@ class Template(Strict):
     sizes: dict[LexicalType, int]
     test_lemma_fraction: float = Field(gt=0, lt=1)
     type_i_min_jaccard: float = Field(default=0.3, ge=0, le=1)
+    # type II/III: well-formed candidates with the gold's frame that are nevertheless not a second answer,
+    # because a filler takes another role there ("LABEL" or "TEMPLATE:LABEL" -> why); builders/checks.py
+    same_frame_distractors: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("sizes")
     @classmethod

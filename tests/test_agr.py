@@ -4,6 +4,7 @@ crossing, Coord prepositions, agreement errors), and the lexicon checker's locat
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 import yaml
@@ -47,7 +48,7 @@ INSTANCES = {
     ], {
         "Correct": "The offer to the agent of the footballers that Linda was talking about is tempting but risky.",
         "Coord": "The offer to the agent and the footballers that Linda was talking about is tempting but risky.",
-        "WNA": "The offer of the footballers that Linda was talking about is tempting but risky.",
+        "WNA": "The footballers' offer that Linda was talking about is tempting but risky.",  # issue 25: was 'The offer of the footballers'
         "WN1": "The offer to the agents of the footballers that Linda was talking about is tempting but risky.",
         "WN2": "The offer to the agent of the footballer that Linda was talking about is tempting but risky.",
         "AEN2": "The offer to the agent of the footballers that Linda was talking about are tempting but risky.",
@@ -313,7 +314,7 @@ REVIEWED = [
     # reward: the predicate is true of every subject (a payment is generous, a medal is not)
     ("reward", "subject", {
         "en": ("payment", "The payment for the rescuer of the hiker is generous and fair."),
-        "fr": ("rémunération", "La rémunération pour le sauveteur du randonneur est généreuse et juste."),
+        "fr": ("rémunération", "La rémunération pour le sauveteur du randonneur est bien méritée."),  # issue 25: was généreuse et juste
         "it": ("gratifica", "La gratifica per il soccorritore dell'escursionista è generosa e giusta."),
         "ro": ("plată", "Plata pentru salvatorul drumețului este generoasă și corectă.")}),
     # request: every subject can be modest and reasonable (not a question)
@@ -464,3 +465,32 @@ def test_romanian_predicates_put_a_comma_before_dar():
         forms += [p[n] for p in ([predicate] if "sg" in predicate else predicate.values()) for n in ("sg", "pl")]
     with_dar = [f for f in forms if " dar " in f]
     assert len(with_dar) == 30 and all(", dar " in f for f in with_dar)
+
+
+def test_french_predicates_and_subjects_read_as_meant():
+    """Issue 25: 'Les cadeaux … sont généreux et justes' is said of people, not of gifts or tips; 'les soldes'
+    reads as 'the sales'. The reward predicate is 'bien mérité', and solde is no payment subject."""
+    assert realise_with("fr", "reward", "subject", "cadeau", two("sg", "sg", "sg")) == \
+        "Le cadeau pour le sauveteur du randonneur est bien mérité."
+    raw = yaml.safe_load((registry.generator_class("agr").lexicon_dir() / "fr.yaml").read_text(encoding="utf-8"))
+    payment = next(seed for seed in raw["seeds"] if seed["id"] == "payment")
+    assert "solde" not in payment["alternatives"]["subject"] and len(payment["alternatives"]["subject"]) >= 8
+
+
+def test_english_wna_takes_the_prenominal_genitive_where_it_is_natural():
+    """Issue 25: 'The question of the comedian is funny' is stilted English; a person's question, letter or
+    meal takes the prenominal genitive; a depiction or a topic keeps 'of' (the video of the dog)."""
+    wna = Step("sg", "sg", 1, "sg", "sg", drop1=True)
+    assert realise_with("en", "question", None, None, wna) == "The comedian's question is funny and clever."
+    assert realise_with("en", "question", None, None, wna._replace(subj="pl", verb="pl", n2="pl")) == \
+        "The comedians' questions are funny and clever."
+    assert realise_with("en", "video", None, None, wna).startswith("The video of the dog ")
+    g = registry.generator("agr", "en")
+    seeds = g.lex["seeds_by_id"]
+    assert seeds["question"]["relations"]["subject_attractor2"] in g.lex["possessive_relations"]
+    assert seeds["video"]["relations"]["subject_attractor2"] not in g.lex["possessive_relations"]
+    texts = [a for split in generate(registry.get_spec("agr_en_typeI"), Options(size=300, seed=123),
+                                     progress=False).values()
+             for r in split.records for a, label in zip(r["answers"], r["answer_labels"]) if label == "WNA"]
+    assert texts and not [t for t in texts if re.match(r"(\w+ \w+ that )?The (question|letter|meal) of ", t)]
+    assert [t for t in texts if "'s " in t or "s' " in t]

@@ -91,7 +91,8 @@ PINNED = {  # seed 42, --size 20, first test instance: the contexts of the paper
         "Il pesce si era scongelato in frigorifero.",
     ], answers={
         "Correct": ("Il pesce si era scongelato dai bordi.", "CORRECT"),
-        "I-INT": ("La cuoca si era scongelata dai bordi.", "GRAMMAR"),
+        # I-INT ('La cuoca si era scongelata dai bordi.', GRAMMAR before) is not generated: a person who
+        # si scongela needs a trigger, marginal as in COS+ (issue 25, tests/test_cross_package.py)
         "ER-PASS": ("Il pesce era stato scongelato dalla cuoca.", "SEQUENCE"),
         "IER-PASS": ("La cuoca era stata scongelata dal pesce.", "GRAMMAR"),
         "R-TRANS": ("Il pesce aveva scongelato la cuoca.", "GRAMMAR"),
@@ -366,7 +367,7 @@ def test_affilare_is_replaced_by_a_verb_with_an_anticausative():
     got = candidates("cos", "it", "restringere", "domestica", "maglione", "da un lavaggio all'altro",
                      "passato_prossimo")
     assert got["Correct"] == ("Il maglione si è ristretto da un lavaggio all'altro.", "CORRECT")
-    assert got["I-INT"] == ("La domestica si è ristretta da un lavaggio all'altro.", "GRAMMAR")
+    assert "I-INT" not in got   # 'La domestica si è ristretta …' (GRAMMAR before): marginal, as in COS+ (issue 25)
 
 
 def test_stirarsi_is_no_reflexive_of_ironing():
@@ -521,3 +522,35 @@ def test_lexicon_schema_errors_name_file_line_and_entry(tmp_path):
     assert "unknown frame 'yesterday'" in str(edit(lambda d: d["verbs"][0].update(not_with=["yesterday"])))
     assert "must be the masculine singular" in str(
         edit(lambda d: d["verbs"][0]["forms"].update(participio="rotta"), "it_cos.yaml"))
+
+
+def test_landmark_themes_and_natural_forces_in_a_by_phrase_make_no_claim():
+    """Issue 25: 'The butler had polished by the furniture.' (beside it, as the gold's 'by the window')
+    and 'The peaches sweeten by the heat.' / 'The metal will corrode by the salt air.' (a cause) were
+    GRAMMAR; a theme that is no landmark keeps its E-WRBY."""
+    assert "E-WRBY" not in candidates("od", "en", "polish", "butler", "furniture", "by hand", "pluperfect")
+    assert "E-WRBY" not in candidates("od", "en", "milk", "farmer", "cows", "by hand", "past")
+    assert candidates("od", "en", "polish", "butler", "silver", "by hand", "pluperfect")["E-WRBY"] == \
+        ("The butler had polished by the silver.", "GRAMMAR")
+    sweeten = candidates("cos", "en", "sweeten", "heat", "peaches", "by August", "present")
+    assert "E-WRBY" not in sweeten and sweeten["Correct"] == ("The peaches sweeten by August.", "CORRECT")
+    assert "E-WRBY" not in candidates("cos", "en", "corrode", "salt air", "metal", "by winter", "future")
+
+
+def test_grafico_is_no_person_and_od_it_has_no_da_phrase_that_reads_as_an_agent():
+    """Issue 25: 'Il grafico si rimpicciolirà da un angolo' reads 'the chart'; 'Il vino fu bevuto dal
+    bicchiere', 'Il pane fu mangiato dal piatto', 'Le trote furono pescate dalla barca' read the da-phrase
+    as the agent of the passive."""
+    cos = lexicon.load("it", "cos")["verbs_by_lemma"]
+    assert not [v for v, entry in cos.items() if {"grafico", "grafici"} & set(entry["agents"])]
+    od = lexicon.load("it", "od")["verbs_by_lemma"]
+    phrases = {p.text for entry in od.values() for p in entry["by_nps"]}
+    assert not {"dal piatto", "dal bicchiere", "dalla bottiglia", "dalla barca"} & phrases
+    texts = [s for split in gen("od_it_typeIII", 300, seed=123).values() for r in split.records
+             for s in r["context"] + r["answers"]]
+    assert not [s for s in texts if any(p in s for p in ("dal piatto", "dal bicchiere", "dalla barca"))]
+    texts = [s for split in gen("cos_it_typeIII", 300, seed=123).values() for r in split.records
+             for s in r["context"] + r["answers"]]
+    assert not [s for s in texts if "grafic" in s]
+    assert candidates("od", "it", "pescare", "pescatore", "trote", "dal molo", "futuro")["Correct"] == \
+        ("Il pescatore pescherà dal molo.", "CORRECT")

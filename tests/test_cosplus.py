@@ -2,6 +2,8 @@
 candidate (decided by its words, the same in T2I and I2T), German agreement and word order,
 the balanced audit, lexicon and template errors. Size, validator and twins: tests/test_configs.py."""
 
+import dataclasses
+
 import pytest
 import yaml
 
@@ -66,10 +68,10 @@ def test_german_case_t2i_type_i_instance():
     rec = first_test_record("cosplus_decase_t2i_typeI")
     assert rec["language"] == "de"
     assert rec["context"] == ["Der Angestellte verbrannte den Brei.", "Der Angestellte, der den Brei verbrannte.",
-                              "Den Brei, den der Angestellte verbrannte.", "Der Brei, der verbrannte."]
+                              "Der Brei, den der Angestellte verbrannte.", "Der Brei, der verbrannte."]  # was Den Brei
     assert rec["context_patterns"] == [
         "NP-Agent.NOM V-past NP-Patient.ACC", "NP-Agent.NOM REL.NOM NP-Patient.ACC V-past",
-        "NP-Patient.ACC REL.ACC NP-Agent.NOM V-past", "NP-Patient.NOM REL.NOM V-past"]
+        "NP-Patient.NOM REL.ACC NP-Agent.NOM V-past", "NP-Patient.NOM REL.NOM V-past"]
     assert by_label(rec) == {"Correct": ("Der Brei verbrannte.", "CORRECT"),
                              "I-INT": ("Der Angestellte verbrannte.", "SEQUENCE"),
                              "OVS": ("Den Brei verbrannte der Angestellte.", "SEQUENCE")}  # was labelled R-TRANS
@@ -85,12 +87,13 @@ def test_german_mix_i2t_type_iii_instance():
 
 
 def test_figure_10_case_alternation():
-    """000 Fig. 10 (Chef -> Koch): accusative patient in SVO, SagR and OR (head and pronoun),
-    nominative in SpaR and in the gold; the Pa V Ag candidate is OVS with the cases kept."""
+    """000 Fig. 10 (Chef -> Koch): accusative patient in SVO, SagR and the OR's relative pronoun, nominative
+    in SpaR, in the gold and, departing from the figure (issue 25; README), in the OR fragment's head: standard
+    German 'Der Käse, den der Koch schmilzt.'; the Pa V Ag candidate is OVS with the cases kept."""
     generator = registry.generator("cosplus", "de-case")
     matrix = generator.matrix(ConfigSpec("cosplus", "de-case", "I", "t2i"), ("present", "schmelzen", "Koch", "Käse"))
     assert [s.text for s in generator.context(matrix)] == [
-        "Der Koch schmilzt den Käse.", "Der Koch, der den Käse schmilzt.", "Den Käse, den der Koch schmilzt.",
+        "Der Koch schmilzt den Käse.", "Der Koch, der den Käse schmilzt.", "Der Käse, den der Koch schmilzt.",
         "Der Käse, der schmilzt."]
     assert answer_set("de-case", "t2i", "schmelzen", "Koch", "Käse") == {
         "Correct": ("Der Käse schmilzt.", "CORRECT"), "I-INT": ("Der Koch schmilzt.", "GRAMMAR"),
@@ -244,7 +247,8 @@ def _starts_with(words, nouns):
 def test_every_candidate_class_follows_the_lexicon(name):
     """Every I-INT / R-TRANS / OVS of a config has the class its words give it, in either template, and
     is absent exactly where its status is marginal (the verb's or causer's fact, or German nouns that
-    both hide their case); every instance keeps at least one wrong candidate."""
+    both hide their case) or where it is a second answer (a natural T2I I-INT in type III: the person
+    undergoes the change, as the gold's subject does); every instance keeps at least one wrong candidate."""
     language = "de" if "_de" in name else name.split("_")[1]
     verbs, genders = _lexicon_truth(language)
     for rec in gen(name, 300)["train"].records:
@@ -257,7 +261,8 @@ def test_every_candidate_class_follows_the_lexicon(name):
         elif language == "de":
             agent, patient = by_lab["I-INT"][1] if "I-INT" in by_lab else by_lab["OVS"][-1], gold[1]
         expected = {"Correct": "CORRECT"}
-        if reading != "marginal":
+        second_answer = reading == "natural" and rec["template"] == "T2I" and name.endswith("typeIII")
+        if reading != "marginal" and not second_answer:
             expected["I-INT"] = "SEQUENCE" if reading else "GRAMMAR"
         labels = dict(zip(rec["answer_labels"], rec["answer_error_classes"]))
         if language == "de":
@@ -506,3 +511,48 @@ def test_languages_and_unknown_german_variant():
     assert CosPlusGenerator.languages() == ["de-case", "de-mix", "en", "it"]
     with pytest.raises(LexiconError, match="no variant 'xx'"):
         CosPlusGenerator("de-xx")
+
+
+def typed_answer_set(language, variant, verb, agent, patient, lexical_type):
+    """{label: (sentence, class)} of one set of words, judged as in a config of ``lexical_type``."""
+    generator = registry.generator("cosplus", language)
+    matrix = generator.matrix(ConfigSpec("cosplus", language, "I", variant), ("present", verb, agent, patient))
+    matrix = dataclasses.replace(matrix, lexical_type=lexical_type)
+    return {c.label: (c.sentence.text, c.error_class) for c in generator.candidates(matrix, False)}
+
+
+@pytest.mark.parametrize("language, verb, agent, patient, person, gold", [
+    ("en", "crack", "hiker", "flatbread", "The hiker cracks.", "The flatbread cracks."),
+    ("it", "squagliare", "fruttivendola", "parmigiano", "La fruttivendola si squaglia.", "Il parmigiano si squaglia."),
+    ("de-case", "verbrennen", "Mieter", "Toast", "Der Mieter verbrennt.", "Der Toast verbrennt."),
+])
+def test_t2i_type_iii_leaves_out_a_person_who_undergoes_the_change(language, verb, agent, patient, person, gold):
+    """Issue 25: a person who can undergo the change is, in the T2I intransitive, the undergoer the gold's
+    subject is; a type III context does not show which noun is the agent, so it is a second answer there
+    (type I keeps it as SEQUENCE; I2T's intransitive is another frame and stays)."""
+    assert typed_answer_set(language, "t2i", verb, agent, patient, "I")["I-INT"] == (person, "SEQUENCE")
+    third = typed_answer_set(language, "t2i", verb, agent, patient, "III")
+    assert "I-INT" not in third and third["Correct"] == (gold, "CORRECT") and len(third) == 2
+    assert typed_answer_set(language, "i2t", verb, agent, patient, "III")["I-INT"] == (person, "SEQUENCE")
+
+
+@pytest.mark.parametrize("name", ["cosplus_en_t2i_typeIII", "cosplus_it_t2i_typeIII", "cosplus_demix_t2i_typeIII"])
+def test_no_t2i_type_iii_instance_has_a_well_formed_person_intransitive(name):
+    records = [r for split in generate(registry.get_spec(name), Options(size=400, seed=123), progress=False).values()
+               for r in split.records]
+    assert not [r["answers"] for r in records
+                if ("I-INT", "SEQUENCE") in zip(r["answer_labels"], r["answer_error_classes"])]
+    assert all(len(r["answers"]) >= 2 for r in records)
+
+
+@pytest.mark.parametrize("name", ["cosplus_decase_i2t_typeIII", "cosplus_demix_t2i_typeI"])
+def test_german_object_relative_fragments_have_a_nominative_head(name):
+    """Issue 25: 'Den Reis, den der Krämer köchelt.' (every de-case instance, half of de-mix) is non-standard;
+    the head is nominative, the relative pronoun accusative."""
+    records = [r for split in generate(registry.get_spec(name), Options(size=200, seed=123), progress=False).values()
+               for r in split.records]
+    fragments = [(s, p) for r in records for s, p in zip(r["context"], r["context_patterns"])
+                 if p.startswith("NP-Patient") and "REL.ACC" in p]
+    assert len(fragments) == len(records)
+    assert all(p.startswith("NP-Patient.NOM REL.ACC") for _, p in fragments)
+    assert not [s for s, _ in fragments if s.startswith("Den ")]

@@ -329,3 +329,38 @@ def test_config_names_parse_into_their_parts_registered_or_not():
     assert (imported.phenomenon, imported.language, imported.variant, imported.lexical_type) == (
         "sprayload", "en", "altatl", "II") and imported.balanced and imported.family == "sprayload_en_altatl"
     assert ConfigSpec.parse("agr_en_typeIV") is None and ConfigSpec.parse("agr_en") is None
+
+
+def test_a_refilling_rule_is_a_second_answer_only_where_the_context_hides_the_fillers():
+    """Type II/III: a well-formed candidate that keeps the gold's frame and roles with other fillers is not
+    generated; its GRAMMAR version (the filler cannot take the role) and every type I candidate are."""
+    from builders.rules import RuleBook
+
+    book = RuleBook("toy")
+
+    @book.rule("other_subject", label="I-INT", error_class="GRAMMAR", refills=True)
+    def other_subject(step, matrix):
+        return ("person", step[1])
+
+    @book.judge("other_subject")
+    def person_can_undergo(step, matrix):
+        return "SEQUENCE" if matrix.facts == "natural" else "GRAMMAR"
+
+    @book.rule("tense", label="TENSE", error_class="SEQUENCE")
+    def tense(step, matrix):
+        return (step[0], "past")
+
+    gold = ("food", "present")
+    decls = [CandidateDecl.model_validate("other_subject"), CandidateDecl.model_validate("tense"),
+             CandidateDecl.model_validate({"rules": ["other_subject", "tense"]})]
+
+    def labels(facts, lexical_type):
+        matrix = Matrix("t", (gold,), ("w",), "w", facts=facts, lexical_type=lexical_type)
+        return [(a.label, a.error_class) for a in paper_answers(gold, decls, book, matrix)]
+
+    assert labels("natural", "I") == [("Correct", "CORRECT"), ("I-INT", "SEQUENCE"), ("TENSE", "SEQUENCE"),
+                                      ("I-INT+TENSE", "SEQUENCE")]
+    assert labels("natural", "III") == labels("natural", "II") == [
+        ("Correct", "CORRECT"), ("TENSE", "SEQUENCE"), ("I-INT+TENSE", "SEQUENCE")]   # another tense: not the gold
+    assert labels("none", "III") == [("Correct", "CORRECT"), ("I-INT", "GRAMMAR"), ("TENSE", "SEQUENCE"),
+                                     ("I-INT+TENSE", "GRAMMAR")]

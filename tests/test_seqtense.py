@@ -1,6 +1,7 @@
 """SeqTense and Mixture: the appendix 11.1 template, exact sentences, morphology, validity, audit."""
 
 import copy
+import re
 
 import pytest
 import yaml
@@ -59,16 +60,16 @@ def test_mixture_reproduces_the_appendix_template():
 
 
 def test_seqtense_fixed_seed_instance_exact_sentences():
-    rec = gen("seqtense_it_typeI")["test"].records[0]
+    rec = gen("seqtense_it_typeI")["test"].records[0]   # the frame changed (attento/preparato before): frames fit subjects
     assert rec["template"] == "real-unreal" and rec["lemma"] == "attore"
     assert rec["context"] == [
-        "Se gli attori sono stati attenti, allora sono preparati.",
-        "Se l'attore è stato attento, allora è preparato.",
-        "Se le attrici sono attente, allora sono preparate.",
-        "Se l'attrice è attenta, allora è preparata.",
-        "Se gli attori fossero stati attenti, allora sarebbero stati preparati.",
-        "Se l'attore fosse attento, allora sarebbe preparato.",
-        "Se le attrici fossero state attente, allora sarebbero state preparate.",
+        "Se gli attori sono stati organizzati, allora sono soddisfatti.",
+        "Se l'attore è stato organizzato, allora è soddisfatto.",
+        "Se le attrici sono organizzate, allora sono soddisfatte.",
+        "Se l'attrice è organizzata, allora è soddisfatta.",
+        "Se gli attori fossero stati organizzati, allora sarebbero stati soddisfatti.",
+        "Se l'attore fosse organizzato, allora sarebbe soddisfatto.",
+        "Se le attrici fossero state organizzate, allora sarebbero state soddisfatte.",
     ]
     # number every sentence, gender every two, aspect a a b b | a b a b, period per half
     assert rec["context_patterns"] == [
@@ -78,13 +79,13 @@ def test_seqtense_fixed_seed_instance_exact_sentences():
     assert rec["answers"][rec["label"]] == labels["Correct"]
     assert rec["answer_patterns"][rec["label"]] == "SgF-CPas | SgF-CnPr"
     assert labels == {
-        "Correct": "Se l'attrice fosse attenta, allora sarebbe preparata.",
-        "WN": "Se le attrici fossero attente, allora sarebbero preparate.",
-        "WT": "Se l'attrice fosse stata attenta, allora sarebbe stata preparata.",
-        "WP": "Se l'attrice sarà attenta, allora sarà preparata.",   # the unused period
-        "SOT": "Se l'attrice fosse attenta, allora fosse preparata.",
-        "PCOND": "Se l'attrice sarebbe attenta, allora sarebbe preparata.",
-        "AGR": "Se l'attrice fosse attenta, allora sarebbero preparata.",
+        "Correct": "Se l'attrice fosse organizzata, allora sarebbe soddisfatta.",
+        "WN": "Se le attrici fossero organizzate, allora sarebbero soddisfatte.",
+        "WT": "Se l'attrice fosse stata organizzata, allora sarebbe stata soddisfatta.",
+        "WP": "Se l'attrice sarà organizzata, allora sarà soddisfatta.",   # the unused period
+        "SOT": "Se l'attrice fosse organizzata, allora fosse soddisfatta.",
+        "PCOND": "Se l'attrice sarebbe organizzata, allora sarebbe soddisfatta.",
+        "AGR": "Se l'attrice fosse organizzata, allora sarebbero soddisfatta.",
     }
     classes = dict(zip(rec["answer_labels"], rec["answer_error_classes"]))
     assert {k for k, v in classes.items() if v == "GRAMMAR"} == {"SOT", "PCOND", "AGR"}
@@ -102,13 +103,33 @@ def test_an_agreement_error_that_reads_as_first_person_is_not_generated():
 
 
 def test_mixture_fixed_seed_instance_exact_sentences():
-    rec = gen("mixture_it_typeI")["test"].records[0]
+    rec = gen("mixture_it_typeI")["test"].records[0]   # changed on purpose (issue 25): frames choose attractors
     assert rec["context"][4:] == [
-        "Se le cugine fossero sincere, allora sarebbero apprezzate.",
-        "Se la cugina fosse stata sincera, allora sarebbe stata apprezzata.",
-        "Se i cugini fossero sinceri, allora sarebbero apprezzati.",
+        "Se il ragazzo fosse stato bravo, malgrado le fatiche, allora sarebbe stato premiato.",
+        "Se i ragazzi fossero bravi, malgrado il dubbio, allora sarebbero premiati.",
+        "Se la ragazza fosse stata brava, malgrado i dubbi, allora sarebbe stata premiata.",
     ]
-    assert rec["answers"][rec["label"]] == "Se il cugino fosse stato sincero, allora sarebbe stato apprezzato."
+    assert rec["answers"][rec["label"]] == "Se le ragazze fossero brave, malgrado la fatica, allora sarebbero premiate."
+
+
+def test_mixture_attractors_are_difficulties_the_frame_can_concede():
+    """Issue 25: 'Se le studentesse saranno informate, malgrado il pericolo, allora saranno preoccupate.',
+    'Se il cameriere sarà simpatico, nonostante le paure, allora sarà invitato.' were incoherent: a frame
+    lists the attractor nouns it concedes, and informato leads to tranquillo."""
+    frames = st_lexicon.load("it")["frames"]
+    informed = next(f for f in frames if f["premise"] == "informato")
+    assert informed["consequent"] == "tranquillo" and "pericolo" in informed["attractors"]
+    conceded = {f["premise"]: set(f["attractors"]) for f in frames}
+    assert "paura" not in conceded["simpatico"] and "pericolo" in conceded["coraggioso"]
+    nouns = {form: n["sg"] for n in st_lexicon.load("it")["attractors"]["nouns"] for form in (n["sg"], n["pl"])}
+    records = [r for split in gen("mixture_it_typeI", 300, seed=123).values() for r in split.records]
+    forms = {form: premise for premise in conceded
+             for form in st_lexicon.load("it")["adjectives"][premise].values()}
+    for r in records:
+        premise = forms[r["context"][0].split(",")[0].split()[-1]]   # Se il ragazzo è stato bravo, …
+        used = {nouns[w] for s in r["context"] for w in re.findall(r"\w+", s) if w in nouns}
+        assert used and used <= conceded[premise], (r["context"], used - conceded[premise])
+    assert not [r for r in records if any("preoccupat" in s for s in r["context"])]
 
 
 @pytest.mark.parametrize("name", ["seqtense_it_typeI_balanced", "mixture_it_typeI_balanced"])
@@ -215,3 +236,20 @@ def test_missing_subject_form(tmp_path, italian):
     del italian["subjects"][4]["f"]
     with pytest.raises(LexiconError, match="subject 'amico': missing field 'f'"):
         _check(tmp_path, italian)
+
+
+def test_frames_go_only_with_subjects_they_fit():
+    """Issue 25: 'Se il nonno fosse preparato, allora sarebbe promosso.' — promosso is said of a pupil or an
+    employee, allenato of someone who trains; such a frame lists its subjects and no other subject gets it."""
+    frames = st_lexicon.load("it")["frames"]
+    fits = {f["premise"]: set(f["subjects"]) for f in frames if "subjects" in f}
+    assert set(fits) == {"preparato", "allenato"} and "nonno" not in fits["preparato"] | fits["allenato"]
+    for name in ("seqtense_it_typeI", "mixture_it_typeI"):
+        records = [r for split in gen(name, 300, seed=123).values() for r in split.records]
+        for premise, stem in (("preparato", "promoss"), ("allenato", "allenat")):
+            used = {r["lemma"] for r in records if stem in r["context"][0]}
+            assert used and used <= fits[premise], (premise, used - fits[premise])
+    g = registry.generator("seqtense", "it")
+    frame = next(i for i, f in enumerate(frames) if f["premise"] == "preparato")
+    inst = g.realise(registry.get_spec("seqtense_it_typeI"), ("studente", frame, 0, 0, 0, 0))
+    assert inst.context[0].text == "Se lo studente fosse preparato, allora sarebbe promosso."

@@ -157,7 +157,10 @@ def test_marginal_noemb_gives_no_candidate():
 
 
 def test_lexprep_class_follows_the_verbs_lexprep_fact():
-    assert answers("atlalt", "smear")["LEXPREP"] == ("The child smeared the window under the jam.", "GRAMMAR")
+    assert answers("atlalt", "inject")["LEXPREP"] == ("The vet injected the horse over the vaccine.", "GRAMMAR")
+    # issue 25: odd but grammatical, no claim (GRAMMAR before): sew, smear, stock with the location as object
+    for verb in ("smear", "sew", "stock"):
+        assert "LEXPREP" not in answers("atlalt", verb)
     assert answers("atlalt", "load")["LEXPREP"] == ("The movers loaded the truck behind the boxes.", "SEQUENCE")
     assert answers("altatl", "spray")["LEXPREP"] == ("The gardener sprayed the water near the roses.", "SEQUENCE")
     assert "LEXPREP" not in answers("atlalt", "spray")    # ?"sprayed the roses near the pesticide"
@@ -309,3 +312,33 @@ def test_template_errors_name_file_and_line(tmp_path):
     path.write_text(text.replace("  other_frames: 2", "  other_frames: 4"))
     with pytest.raises(LexiconError, match=r"template\.yaml:\d+: .*other_frames is 4, but there are only 3 frames"):
         template.load(path, SprayLoadTemplate)
+
+
+def typed_answers(variant, lemma, lexical_type, **words):
+    """{label: (sentence, class)} of these words with a type ``lexical_type`` config's judges."""
+    spec = registry.get_spec(f"sprayload_en_{variant}_type{lexical_type}")
+    instance = GEN.realise(spec, ("I", 0, Material(INDEX[lemma], words.get("agent", 0), 0, words.get("loc", 0))))
+    return {c.label: (c.sentence.text, c.error_class) for c in instance.candidates}
+
+
+def test_type_ii_iii_leave_out_swaps_and_prepositions_that_keep_the_gold_frame():
+    """Issue 25: in type II/III the context does not show which noun is which, so a swap of two nouns that
+    can each take the other's role in the gold's alternant (ATL-ALT SSM-1 of squirt) and another locative
+    preposition (ALT-ATL LEXPREP) are second answers; a swap into the other alternant stays (AASSM)."""
+    squirt_i = typed_answers("atlalt", "squirt", "I", loc=1)
+    assert squirt_i["SSM-1"] == ("The crowd squirted the clown with the water.", "SEQUENCE")
+    for lexical_type in ("II", "III"):
+        squirt = typed_answers("atlalt", "squirt", lexical_type, loc=1)
+        assert "SSM-1" not in squirt and squirt["Correct"] == ("The clown squirted the crowd with the water.", "CORRECT")
+        assert squirt["AASSM"] == ("The crowd squirted the water onto the clown.", "SEQUENCE")
+    assert typed_answers("altatl", "plant", "I")["LEXPREP"] == (
+        "The volunteers planted the tulips beside the flowerbed.", "SEQUENCE")
+    plant = typed_answers("altatl", "plant", "III")
+    assert "LEXPREP" not in plant and plant["Correct"] == ("The volunteers planted the tulips in the flowerbed.",
+                                                         "CORRECT")
+    for name in ("sprayload_en_altatl_typeIII", "sprayload_en_atlalt_typeII"):
+        for split in gen(name, 300, seed=123).values():
+            for rec in split.records:
+                got = dict(zip(rec["answer_labels"], rec["answer_error_classes"]))
+                assert got.get("LEXPREP") != "SEQUENCE" or rec["template"] == "ATL-ALT", rec["answers"]
+                assert got.get("SSM-1") != "SEQUENCE", rec["answers"]

@@ -98,3 +98,49 @@ def test_a_template_allowing_several_continuations_fails_gold_is_next_step(good,
     assert "gold_is_next_step" in check_record(record, spec)
     monkeypatch.setattr(gen, "next_patterns", lambda *a: set())
     assert "gold_is_next_step" in check_record(record, spec)
+
+
+def _t2i_record(name):
+    spec = registry.get_spec(name)
+    rec = generate(spec, Options(size=40, seed=7), progress=False)["train"].records[0]
+    assert check_record(rec, spec) == []
+    return spec, rec
+
+
+def _with_candidate(rec, text, label, cls, pattern):
+    r = copy.deepcopy(rec)
+    r["answers"].append(text)
+    r["answer_labels"].append(label)
+    r["answer_error_classes"].append(cls)
+    r["answer_patterns"].append(pattern)
+    return r
+
+
+def test_a_same_frame_sequence_candidate_is_a_second_answer_in_type_iii_only():
+    """Type II/III: a SEQUENCE candidate whose pattern is the gold's frame with other fillers (a person
+    undergoing the change: 'The boy softened.') fails second_answer; GRAMMAR, another frame, or type I pass."""
+    spec, rec = _t2i_record("cosplus_en_t2i_typeIII")
+    gold_pattern = rec["answer_patterns"][rec["label"]]          # NP-Patient V-past / V-pres
+    person = gold_pattern.replace("NP-Patient", "NP-Agent")
+    assert "second_answer" in check_record(_with_candidate(rec, "The boy softened.", "I-INT", "SEQUENCE", person), spec)
+    assert "second_answer" not in check_record(_with_candidate(rec, "The boy softened.", "I-INT", "GRAMMAR", person),
+                                               spec)
+    other_frame = f"{person} NP-Patient"
+    assert "second_answer" not in check_record(
+        _with_candidate(rec, "The boy softened it.", "X", "SEQUENCE", other_frame), spec)
+    spec_i, rec_i = _t2i_record("cosplus_en_t2i_typeI")
+    person_i = rec_i["answer_patterns"][rec_i["label"]].replace("NP-Patient", "NP-Agent")
+    assert "second_answer" not in check_record(
+        _with_candidate(rec_i, "The boy softened.", "I-INT", "SEQUENCE", person_i), spec_i)
+
+
+def test_another_preposition_of_the_same_pp_is_the_same_frame_unless_the_template_declares_it():
+    spec, rec = _t2i_record("sprayload_en_altatl_typeIII")
+    gold_pattern = rec["answer_patterns"][rec["label"]]          # NP-Agent Verb-x NP-Theme PP-Loc
+    lexprep = gold_pattern.replace("PP-Loc", "*PP-Loc")
+    assert "second_answer" in check_record(_with_candidate(rec, "The girl smeared the jam under the wall.",
+                                                           "LEXPREP", "SEQUENCE", lexprep), spec)
+    spec, rec = _t2i_record("sprayload_en_atlalt_typeIII")       # declared: the theme becomes a place
+    lexprep = rec["answer_patterns"][rec["label"]].replace("PP-Theme", "*PP-Theme")
+    assert "second_answer" not in check_record(_with_candidate(rec, "The tenant seeded the paddock beside the rye.",
+                                                               "LEXPREP", "SEQUENCE", lexprep), spec)

@@ -80,6 +80,12 @@ def check(lex: Entry, path: Path) -> None:
         c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
     morph = morphology.language(language)
     c.field(lex, "complementizer", str, "complementizer")
+    if "possessive_relations" in lex:
+        if not hasattr(morph, "possessive"):
+            c.fail(lex, "possessive_relations", f"{language} has no prenominal possessive (morphology.{language}.possessive)")
+        for rel in c.strings(lex, "possessive_relations", "possessive_relations", 1):
+            if rel not in PLAUSIBLE:
+                c.fail(lex, "possessive_relations", f"{rel!r} is not a relation type; known: {', '.join(PLAUSIBLE)}")
     coordination = _coordination(c, lex)
     c.strings(lex, "names", "names", MIN_POOL)
     c.strings(lex, "completive_verbs", "completive_verbs", MIN_POOL)

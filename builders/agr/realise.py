@@ -62,10 +62,17 @@ class Realiser:
         lex, chunks = self.lex, []
         if clause == "completive":
             chunks.append(self.morph.finalize(f"{mat.name} {mat.verb} {lex['complementizer']}"))
-        chunks.append(self.phrase("definite", mat.subject, step.subj))
         modified = (step.count == 2 and not step.coord) or (step.count == 1 and clause == "relative")
+        relation = lex["seeds_by_id"][mat.seed]["relations"]["subject_attractor2"]
+        if step.drop1 and relation in lex.get("possessive_relations", ()):
+            # the language's natural genitive of a person for this relation: the comedian's question
+            chunks.append(self.morph.finalize(self.morph.possessive(
+                self.nouns[mat.subject], step.subj, self.nouns[mat.attractor2], step.n2)))
+        else:
+            chunks.append(self.phrase("definite", mat.subject, step.subj))
         if step.drop1:
-            chunks.append(self.phrase("genitive", mat.attractor2, step.n2))
+            if relation not in lex.get("possessive_relations", ()):
+                chunks.append(self.phrase("genitive", mat.attractor2, step.n2))
         else:
             chunks.append(self.phrase("pp", mat.attractor1, step.n1, mat.prep, modified))
         if step.count == 2 and step.coord:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 from collections.abc import Hashable, Sequence
@@ -204,7 +205,7 @@ class CosPlusGenerator(Generator):
                 for _ in range(PICK_TRIES):
                     patient = rng.choice(patients)
                     agent = rng.choice(self.agents) if uses_agent[slot] else None
-                    if slot == last and not self.answerable(variant, Material(verb, agent, patient)):
+                    if slot == last and not self.answerable(variant, Material(verb, agent, patient), "III"):
                         continue
                     mask = verb_mask | self.noun_mask(rules.PATIENT, patient)
                     if agent is not None:
@@ -232,14 +233,15 @@ class CosPlusGenerator(Generator):
                     blocks[(verb, shows)] = (patients, tuple(agents))
         return blocks
 
-    def answerable(self, variant: str, material: Material) -> bool:
+    def answerable(self, variant: str, material: Material, lexical_type: str = "I") -> bool:
         """Whether the paper answer set of these words has a wrong candidate besides the gold: where
-        every candidate is marginal (de-mix *bräunen* with *die Köchin*, *die Zwiebel*) the words
-        make no instance."""
-        key = (variant, self.facts(material))
+        every candidate is marginal (de-mix *bräunen* with *die Köchin*, *die Zwiebel*), or, in type III,
+        a second answer (builders.rules.hides_fillers), the words make no instance."""
+        key = (variant, self.facts(material), lexical_type)
         if key not in self._answerable:
             spec = ConfigSpec(self.phenomenon, self.language, "I", variant)
-            matrix = self.matrix(spec, ("present", material.verb, material.agent, material.patient))
+            matrix = dataclasses.replace(self.matrix(spec, ("present", material.verb, material.agent, material.patient)),
+                                         lexical_type=lexical_type)
             self._answerable[key] = len(self.answers(matrix, False)) >= 2
         return self._answerable[key]
 

@@ -65,8 +65,9 @@ def layout(step: Step, grammar: Grammar) -> tuple[Slot, ...]:
     if step.clause == "object_relative":
         if not step.transitive:
             raise ValueError("an object relative needs a transitive step")
-        # the head takes the case of its relative pronoun (000 Fig. 10: "Den Käse, den der Chef schmilzt")
-        return (Slot("NP", step.object, "acc"), Slot("REL", step.object, "acc"), subj, verb)
+        # a fragment's head is in the nominative, the relative pronoun in its clause's case: "Der Käse, den der
+        # Koch schmilzt" (standard German; 000 Fig. 10's accusative head "Den Käse, den …" is a departure, README)
+        return (Slot("NP", step.object, "nom"), Slot("REL", step.object, "acc"), subj, verb)
     raise ValueError(f"unknown clause type {step.clause!r}")
 
 

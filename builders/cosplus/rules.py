@@ -56,16 +56,23 @@ def other_tense(gold: Step, matrix) -> Step:
 
 # --- Ag V: the agent as the subject of the intransitive ----------------------------------------
 
-@RULES.rule("agent_subject", label="I-INT", error_class="GRAMMAR")
+def _gold_intransitive(step: Step, matrix) -> bool:
+    return not matrix.steps[-1].transitive
+
+
+@RULES.rule("agent_subject", label="I-INT", error_class="GRAMMAR", refills=_gold_intransitive)
 def agent_intransitive(gold: Step, matrix) -> Step:
-    """``The chef melts``: the intransitive main clause with the agent as its subject."""
+    """``The chef melts``: the intransitive main clause with the agent as its subject. Where a person
+    can undergo the change (*The boy softened*), the person is the undergoer, the role of the T2I gold's
+    subject: in type III, whose context does not show which noun is the agent, a second answer of T2I
+    (refills where the gold is intransitive)."""
     return Step("main", AGENT, None, gold.tense)
 
 
 @RULES.judge("agent_subject")
 def person_intransitive(step: Step, matrix) -> str | None:
     """GRAMMAR where a person cannot be the intransitive's subject (*The chef melts*); SEQUENCE
-    where the verb has that use (lexicon ``person_intransitive``: *The chef burns*, *Il cuoco si
+    (in T2I type III a second answer, left out by the framework) where the verb has that use (lexicon ``person_intransitive``: *The chef burns*, *Il cuoco si
     raffreddò*, *Der Junge reifte*); not generated where it is marginal
     (``marginal_person_intransitive``: *The chef browned*)."""
     return READING_CLASS[matrix.facts.person_intransitive]

@@ -20,6 +20,12 @@ def prep_phrase(prep: str, entry: Mapping, number: str, modified: bool = False) 
 def genitive(entry: Mapping, number: str) -> str:
     return f"of {definite(entry, number)}"
 
+def possessive(head: Mapping, head_number: str, owner: Mapping, owner_number: str) -> str:
+    """The prenominal genitive: ``the comedian's question``, ``the comedians' question``, ``the children's``."""
+    word = owner[owner_number]
+    mark = "'" if owner_number == "pl" and word.endswith("s") else "'s"
+    return f"the {word}{mark} {head[head_number]}"
+
 def coordinate(entry: Mapping, number: str, prep: str = "") -> str:
     """``and <NP>``; with ``prep``, the conjunct repeats the preposition (``and <prep> <NP>``)."""
     if prep:

@@ -68,6 +68,12 @@ class _HypotheticalGenerator(Generator):
         nouns = self.lex["attractors"]["nouns"]
         self.n_attractors = (len(self.lex["attractors"]["intros"]), sum(n["gender"] == "m" for n in nouns),
                              sum(n["gender"] == "f" for n in nouns))
+        by_gender = {g: [n["sg"] for n in nouns if n["gender"] == g] for g in ("m", "f")}
+        # per frame: the indices (within each gender's nouns) of the attractors it concedes (all by default)
+        self.frame_attractors = [tuple(tuple(i for i, sg in enumerate(by_gender[g])
+                                             if "attractors" not in frame or sg in frame["attractors"])
+                                       for g in ("m", "f"))
+                                 for frame in self.lex["frames"]]
 
     def _pro_drop_ambiguous(self, tense_table: dict) -> frozenset:
         """(number, period, aspect, subjunctive) of the consequents whose copula in the other number
@@ -93,13 +99,32 @@ class _HypotheticalGenerator(Generator):
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
         """Type I: one subject, one adjective pair (and one attractor frame) per matrix."""
         lemmas = sorted(lemmas)
-        dims = [len(lemmas), len(self.lex["frames"]), len(self.variants_)]
+        # (subject, frame) pairs whose adjectives fit the subject (a frame's ``subjects``, LEXICON.md); subject-major,
+        # so that without restrictions the space is the plain product subject x frame
+        pairs = [(subject, f) for subject in lemmas for f, frame in enumerate(self.lex["frames"])
+                 if "subjects" not in frame or subject in frame["subjects"]]
         if self.with_attractor:
-            dims += list(self.n_attractors)
+            return self._plan_with_attractors(spec, lemmas, n, rng)
         plans = []
-        for _, (subject, frame, variant, *attractor) in ProductSpace.of(dims).sample(n, rng, spec.name):
-            intro, am, af = attractor or (0, 0, 0)
-            plans.append((lemmas[subject], frame, variant, intro, am, af))
+        for _, (pair, variant) in ProductSpace.of([len(pairs), len(self.variants_)]).sample(n, rng, spec.name):
+            plans.append((*pairs[pair], variant, 0, 0, 0))
+        return plans
+
+    def _plan_with_attractors(self, spec: ConfigSpec, lemmas: Sequence[str], n: int,
+                              rng: random.Random) -> list[Hashable]:
+        """Mixture: one block per frame, crossing its fitting subjects with the attractor nouns it concedes
+        (a frame's ``attractors``, LEXICON.md: *nonostante il pericolo* goes with *coraggioso*, not *ordinato*)."""
+        blocks, pools = [], {}
+        for f, frame in enumerate(self.lex["frames"]):
+            subjects = [s for s in lemmas if "subjects" not in frame or s in frame["subjects"]]
+            m, fem = self.frame_attractors[f]
+            if subjects:
+                pools[f] = (subjects, m, fem)
+                blocks.append((f, [len(subjects), len(self.variants_), self.n_attractors[0], len(m), len(fem)]))
+        plans = []
+        for f, (subject, variant, intro, am, af) in ProductSpace.union(blocks).sample(n, rng, spec.name):
+            subjects, m, fem = pools[f]
+            plans.append((subjects[subject], f, variant, intro, m[am], fem[af]))
         return plans
 
     def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:

@@ -60,9 +60,24 @@ def check(lex: Entry, path: Path) -> None:
             adj = c.field(frame, role, str, f"frames[{i}]")
             if adj not in adjectives:
                 c.fail(frame, f"frames[{i}]", f"{role} adjective {adj!r} has no entry under 'adjectives'")
+        if "subjects" in frame:
+            fitting = c.strings(frame, "subjects", f"frames[{i}]", 1)
+            unknown = sorted(set(fitting) - seen)
+            if unknown:
+                c.fail(frame, f"frames[{i}]", f"subjects {unknown} are not subject ids")
     attractors = c.field(lex, "attractors", dict, "attractors")
     c.strings(attractors, "intros", "attractors", 1)
     nouns = c.field(attractors, "nouns", list, "attractors")
+    genders = {n.get("sg"): n.get("gender") for n in nouns if isinstance(n, dict)}
+    for i, frame in enumerate(frames):
+        if "attractors" in frame:
+            conceded = c.strings(frame, "attractors", f"frames[{i}]", 2)
+            unknown = sorted(set(conceded) - set(genders))
+            if unknown:
+                c.fail(frame, f"frames[{i}]", f"attractors {unknown} are not attractor nouns (singular forms)")
+            for gender in ("m", "f"):
+                if not any(genders[a] == gender for a in conceded):
+                    c.fail(frame, f"frames[{i}]", f"attractors: needs at least one noun of gender {gender!r}")
     for gender in ("m", "f"):
         count = sum(isinstance(n, dict) and n.get("gender") == gender for n in nouns)
         if count < MIN_ATTRACTORS:

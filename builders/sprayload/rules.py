@@ -131,10 +131,17 @@ def no_embedding_class(step: Step, matrix) -> str | None:
     return CLASS_OF[matrix.facts.entry.judgement("noemb", key)]
 
 
-@RULES.rule("lexical_preposition", label="LEXPREP", error_class="SEQUENCE")
+def _locative_pp(step: Step, matrix) -> bool:
+    """Whether the gold's PP is the location: another locative preposition keeps its frame and roles."""
+    return role(matrix.steps[-1].slots[3]) == "Loc"
+
+
+@RULES.rule("lexical_preposition", label="LEXPREP", error_class="SEQUENCE", refills=_locative_pp)
 def lexical_preposition(gold: Step, matrix) -> Step:
     """The PP argument introduced by a preposition the verb does not select (*sprayed the paint
-    near the wall*): the PP can only be an adjunct, with another meaning."""
+    near the wall*): the PP can only be an adjunct, with another meaning. Where the gold's PP is the
+    location (ALT-ATL), a natural one (*plant the bulbs beside the park*) is the same locative frame: only
+    the verb's preferred preposition, which a type II/III context never shows, tells it from the gold."""
     subj, verb, obj, pp = gold.slots
     return gold._replace(slots=(subj, verb, obj, "*" + pp), rule="LEXPREP")
 
@@ -150,10 +157,18 @@ def lexical_preposition_class(step: Step, matrix) -> str | None:
 POSITIONS = ("subject", "object", "pp")
 
 
-@RULES.rule("mapping", label="SSM", error_class="GRAMMAR")
+def _same_alternant(step: Step, matrix) -> bool:
+    """Whether a redistribution keeps the gold's alternant (with-frame or locative frame)."""
+    return with_frame(*step.slots[0:1], *step.slots[2:4]) == with_frame(*matrix.steps[-1].slots[0:1],
+                                                                           *matrix.steps[-1].slots[2:4])
+
+
+@RULES.rule("mapping", label="SSM", error_class="GRAMMAR", refills=_same_alternant)
 def mapping(gold: Step, matrix, order: list[str]) -> Step:
     """SSM/AASSM: the nouns redistributed over subject, object and PP (``order``: for each position,
-    the answer's position whose noun it takes)."""
+    the answer's position whose noun it takes). Where the nouns can take their new roles and the
+    alternant is the gold's (ATL-ALT SSM-1: *The children squirted the jester with the juice*), it is the
+    gold's frame and roles with the fillers swapped: a second answer in type II/III (refills)."""
     subj, verb, obj, pp = gold.slots
     old = dict(zip(POSITIONS, (role(subj), role(obj), role(pp))))
     new_subj, new_obj, new_pp = (old[position] for position in order)
