@@ -123,6 +123,14 @@ def load_checked(path: Path, check, what: str) -> Entry:
     return lex
 
 
+def check_schema(lex: Entry, path: Path, schema: type) -> None:
+    """``lex`` against a pydantic schema (shapes, types, required and unknown keys, per-entry rules): the first
+    problem as a LexiconError ``file:line: entry: reason``."""
+    from builders.template import validated  # template.py imports this module
+
+    validated(lex, schema, path)
+
+
 class Checker:
     """Small declarative checks with located error messages."""
 

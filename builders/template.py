@@ -167,7 +167,12 @@ def locate(data: Any, loc: tuple) -> tuple[str | None, int | None]:
 
 def load(path: Path, model: type[Template] = Template) -> Template:
     """Read and validate a template; the first problem is raised as ``file:line: entry: reason``."""
-    data = read(path)
+    return validated(read(path), model, path)
+
+
+def validated(data: Any, model: type[BaseModel], path: Path) -> BaseModel:
+    """``data`` (read with line marks) as ``model``; the first problem is a LexiconError ``file:line: entry:
+    reason`` (templates and lexicons alike)."""
     try:
         return model.model_validate(data)
     except ValidationError as err:
@@ -181,6 +186,8 @@ def load(path: Path, model: type[Template] = Template) -> Template:
             reason = f"unknown key; this section takes: {known}"
         elif first["type"] == "missing":
             reason = "missing key"
+        elif first["type"] == "value_error":  # a validator's own message, without pydantic's "Value error, "
+            reason = str(first.get("ctx", {}).get("error") or reason.removeprefix("Value error, "))
         raise LexiconError(source or path, line, entry, reason) from None
 
 
@@ -220,4 +227,4 @@ def check_rules(template: Template, known: Mapping[str, Any], path: Path, data: 
 
 
 __all__ = ["AnswersDecl", "BalancedDecl", "CandidateDecl", "Items", "LexicalType", "RuleRef", "Strict", "Template",
-           "check_rules", "load", "read"]
+           "check_rules", "load", "read", "validated"]

@@ -234,7 +234,7 @@ def test_invisible_agreement_is_rejected(tmp_path, italian):
 
 def test_missing_subject_form(tmp_path, italian):
     del italian["subjects"][4]["f"]
-    with pytest.raises(LexiconError, match="subject 'amico': missing field 'f'"):
+    with pytest.raises(LexiconError, match=r"it.yaml:\d+: subjects.4.f: missing key"):
         _check(tmp_path, italian)
 
 

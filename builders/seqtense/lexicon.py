@@ -1,96 +1,130 @@
-"""Loading and checking the SeqTense/Mixture lexicon (schema: LEXICON.md beside this file)."""
+"""The SeqTense/Mixture lexicon: its schema (pydantic, LEXICON.md beside this file) and the cross-references a
+schema cannot state (frames name adjectives, subjects and attractors that exist)."""
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Literal
 
-from builders.lexicon import Checker, Entry, load_checked
+from pydantic import Field, model_validator
+
+from builders.lexicon import Checker, Entry, check_schema, load_checked
+from builders.template import Strict
 
 HERE = Path(__file__).parent
-NUMBERS = ("sg", "pl")
-FORMS = ("ms", "fs", "mp", "fp")
-COPULA_TENSES = ("CPas", "CnPr", "IFut", "IPr")
 MIN_SUBJECTS, MIN_FRAMES, MIN_ATTRACTORS = 10, 8, 4
+
+
+class Numbers(Strict):
+    sg: str
+    pl: str
+
+
+class CopulaForms(Numbers):
+    first_singular: str  # a plural copula equal to it ("sono") reads as "(io) sono": no agreement error
+
+    @model_validator(mode="after")
+    def _visible(self):
+        if self.sg == self.pl:
+            raise ValueError(f"singular and plural are both {self.sg!r}: agreement would be invisible")
+        return self
+
+
+class Copula(Strict):
+    CPas: CopulaForms
+    CnPr: CopulaForms
+    IFut: CopulaForms
+    IPr: CopulaForms
+
+
+class FourForms(Strict):
+    ms: str
+    fs: str
+    mp: str
+    fp: str
+
+    @model_validator(mode="after")
+    def _visible(self):
+        if len({self.ms, self.fs, self.mp, self.fp}) < 2:
+            raise ValueError("all four forms are identical: agreement would be invisible")
+        return self
+
+
+class Subject(Strict):
+    id: str
+    m: Numbers
+    f: Numbers
+    article: str | None = None
+
+
+class Frame(Strict):
+    premise: str
+    consequent: str
+    subjects: tuple[str, ...] | None = Field(default=None, min_length=1)  # the subjects it fits (default: all)
+    attractors: tuple[str, ...] | None = Field(default=None, min_length=2)  # the difficulties it concedes
+
+
+class AttractorNoun(Numbers):
+    gender: Literal["m", "f"]
+
+    @model_validator(mode="after")
+    def _visible(self):
+        if self.sg == self.pl:
+            raise ValueError(f"singular and plural are both {self.sg!r}: the attractor's number would be invisible")
+        return self
+
+
+class Attractors(Strict):
+    intros: tuple[str, ...] = Field(min_length=1)
+    nouns: tuple[AttractorNoun, ...]
+
+
+class SeqTenseLexicon(Strict):
+    language: str
+    premise_marker: str
+    consequent_marker: str
+    copula: Copula
+    participle: FourForms
+    subjects: tuple[Subject, ...] = Field(min_length=MIN_SUBJECTS)
+    adjectives: dict[str, FourForms]
+    frames: tuple[Frame, ...] = Field(min_length=MIN_FRAMES)
+    attractors: Attractors
 
 
 @functools.cache
 def load(language: str) -> Entry:
-    lex = load_checked(HERE / "lexicons" / f"{language}.yaml", check, "sequence-of-tense")
-    return lex
+    return load_checked(HERE / "lexicons" / f"{language}.yaml", check, "sequence-of-tense")
 
 
 def check(lex: Entry, path: Path) -> None:
-    """Raise LexiconError (file, line, entry, reason) on the first schema violation."""
+    """The schema, then what it cannot say, as LexiconError (file, line, entry, reason): the file's language,
+    unique subject ids, and frames naming adjectives, subjects and attractors that exist."""
+    check_schema(lex, path, SeqTenseLexicon)
     c = Checker(path)
-    language = c.field(lex, "language", str, "language")
-    if language != path.stem:
-        c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
-    c.field(lex, "premise_marker", str, "premise_marker")
-    c.field(lex, "consequent_marker", str, "consequent_marker")
-    copula = c.field(lex, "copula", dict, "copula")
-    for tense in COPULA_TENSES:
-        forms = c.field(copula, tense, dict, "copula")
-        sg, pl = (c.field(forms, n, str, f"copula.{tense}") for n in NUMBERS)
-        c.field(forms, "first_singular", str, f"copula.{tense}")
-        if sg == pl:
-            c.fail(forms, f"copula.{tense}", f"singular and plural are both {sg!r}: agreement would be invisible")
-    _four_forms(c, c.field(lex, "participle", dict, "participle"), "participle")
-    subjects = c.field(lex, "subjects", list, "subjects")
-    if len(subjects) < MIN_SUBJECTS:
-        c.fail(lex, "subjects", f"needs at least {MIN_SUBJECTS} subjects, has {len(subjects)}")
-    seen = set()
-    for i, subject in enumerate(subjects):
-        sid = c.field(subject, "id", str, f"subjects[{i}]")
-        if sid in seen:
-            c.fail(subject, f"subject {sid!r}", "duplicate id")
-        seen.add(sid)
-        for gender in ("m", "f"):
-            forms = c.field(subject, gender, dict, f"subject {sid!r}")
-            for number in NUMBERS:
-                c.field(forms, number, str, f"subject {sid!r}.{gender}")
-    adjectives = c.field(lex, "adjectives", dict, "adjectives")
-    for key, forms in adjectives.items():
-        _four_forms(c, forms, f"adjectives.{key}")
-    frames = c.field(lex, "frames", list, "frames")
-    if len(frames) < MIN_FRAMES:
-        c.fail(lex, "frames", f"needs at least {MIN_FRAMES} adjective pairs, has {len(frames)}")
-    for i, frame in enumerate(frames):
-        for role in ("premise", "consequent"):
-            adj = c.field(frame, role, str, f"frames[{i}]")
-            if adj not in adjectives:
-                c.fail(frame, f"frames[{i}]", f"{role} adjective {adj!r} has no entry under 'adjectives'")
-        if "subjects" in frame:
-            fitting = c.strings(frame, "subjects", f"frames[{i}]", 1)
-            unknown = sorted(set(fitting) - seen)
-            if unknown:
-                c.fail(frame, f"frames[{i}]", f"subjects {unknown} are not subject ids")
-    attractors = c.field(lex, "attractors", dict, "attractors")
-    c.strings(attractors, "intros", "attractors", 1)
-    nouns = c.field(attractors, "nouns", list, "attractors")
-    genders = {n.get("sg"): n.get("gender") for n in nouns if isinstance(n, dict)}
-    for i, frame in enumerate(frames):
-        if "attractors" in frame:
-            conceded = c.strings(frame, "attractors", f"frames[{i}]", 2)
-            unknown = sorted(set(conceded) - set(genders))
-            if unknown:
-                c.fail(frame, f"frames[{i}]", f"attractors {unknown} are not attractor nouns (singular forms)")
-            for gender in ("m", "f"):
-                if not any(genders[a] == gender for a in conceded):
-                    c.fail(frame, f"frames[{i}]", f"attractors: needs at least one noun of gender {gender!r}")
+    if lex["language"] != path.stem:
+        c.fail(lex, "language", f"is {lex['language']!r} but the file is named {path.name}")
+    ids = [subject["id"] for subject in lex["subjects"]]
+    for subject in lex["subjects"]:
+        if ids.count(subject["id"]) > 1:
+            c.fail(subject, f"subject {subject['id']!r}", "duplicate id")
+    nouns = lex["attractors"]["nouns"]
+    genders = {noun["sg"]: noun["gender"] for noun in nouns}
     for gender in ("m", "f"):
-        count = sum(isinstance(n, dict) and n.get("gender") == gender for n in nouns)
-        if count < MIN_ATTRACTORS:
-            c.fail(attractors, "attractors.nouns", f"needs at least {MIN_ATTRACTORS} nouns of gender {gender!r}")
-    for i, noun in enumerate(nouns):
-        entry = f"attractors.nouns[{i}]"
-        c.one_of(noun, "gender", ("m", "f"), entry)
-        sg, pl = (c.field(noun, n, str, entry) for n in NUMBERS)
-        if sg == pl:
-            c.fail(noun, entry, f"singular and plural are both {sg!r}: the attractor's number would be invisible")
-
-
-def _four_forms(c: Checker, node: dict, entry: str) -> None:
-    forms = [c.field(node, f, str, entry) for f in FORMS]
-    if len(set(forms)) < 2:
-        c.fail(node, entry, "all four forms are identical: agreement would be invisible")
+        if sum(noun["gender"] == gender for noun in nouns) < MIN_ATTRACTORS:
+            c.fail(lex["attractors"], "attractors.nouns", f"needs at least {MIN_ATTRACTORS} nouns of gender {gender!r}")
+    for i, frame in enumerate(lex["frames"]):
+        entry = f"frames[{i}]"
+        for role in ("premise", "consequent"):
+            if frame[role] not in lex["adjectives"]:
+                c.fail(frame, entry, f"{role} adjective {frame[role]!r} has no entry under 'adjectives'")
+        unknown = sorted(set(frame.get("subjects") or ()) - set(ids))
+        if unknown:
+            c.fail(frame, entry, f"subjects {unknown} are not subject ids")
+        conceded = frame.get("attractors") or ()
+        unknown = sorted(set(conceded) - set(genders))
+        if unknown:
+            c.fail(frame, entry, f"attractors {unknown} are not attractor nouns (singular forms)")
+        for gender in ("m", "f") if conceded else ():
+            if not any(genders[a] == gender for a in conceded):
+                c.fail(frame, entry, f"attractors: needs at least one noun of gender {gender!r}")
