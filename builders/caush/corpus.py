@@ -256,7 +256,7 @@ def labelling_verb(words: dict[int, dict], sentence: conllu.TokenList | None = N
     """(the verb whose binyan labels the sentence, None), or (None, the reason there is none).
 
     The verb is the sentence's root, a VERB with ``HebBinyan``: also an infinitive root under a
-    modal auxiliary (UD Hebrew makes צריך/יכול/עשוי AUX and the infinitive the root: "הפלזמה צריכה
+    modal auxiliary (UD Hebrew makes צריך/יכול/עלול AUX and the infinitive the root: "הפלזמה צריכה
     להינתן" is NIFAL). One exception: a root יש/אין/אפשר without a binyan of its own whose infinitive
     complement (csubj/xcomp) carries one ("יש לזכור" → לזכור) - the infinitive is the sentence's
     only lexical verb. Everything else is skipped with its reason: a root that is not a VERB
@@ -355,7 +355,8 @@ def content_lemmas(words: Iterable[dict]) -> frozenset[str]:
 # --- extraction ----------------------------------------------------------------------------------
 
 def extract(paths: Sequence[Path], binyanim: Sequence[str], min_words: int, max_words: int) -> Extraction:
-    """Sentences whose main predicate is in one of ``binyanim``; the others are skipped and counted."""
+    """Sentences whose root verb (``labelling_verb``) is in one of ``binyanim``; the others are
+    skipped and counted by reason."""
     kept, skipped, seen, read = [], Counter(), set(), 0
     for path in paths:
         path = Path(path)
