@@ -90,12 +90,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     def one(name: str) -> None:
         start = time.perf_counter()
-        splits = generate(registry.get_spec(name), opts, num_proc=args.num_proc)
+        spec = registry.get_spec(name)
+        splits = generate(spec, opts, num_proc=args.num_proc)
         line = ", ".join(f"{s} {len(o.records)}" for s, o in splits.items())
         if out is not None:
             _write_generated(out, name, splits, args.format)
             line += f" -> {out / name}"
         print(f"{name}: {line} [{time.perf_counter() - start:.1f}s]")
+        report = getattr(registry.generator(spec.phenomenon, spec.language), "generation_report", None)
+        for note in report(spec, opts, splits) if report else ():   # corpus skips, reuse (caush natural)
+            print(f"{name}: {note}")
 
     with locked(out, "--out") if out is not None else contextlib.nullcontext():
         _each(names, args, one)

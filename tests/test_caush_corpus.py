@@ -5,6 +5,7 @@ import itertools
 import re
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -40,30 +41,77 @@ def _extract(path: Path, max_words: int = 16):
 
 def test_each_fixture_sentence_is_kept_or_skipped_as_its_expect_line_says():
     expected = _expectations(FIXTURE)
-    assert len(expected) == 21
+    assert len(expected) == 27
     ex = _extract(FIXTURE)
     kept = {s.source.split("#")[1]: f"keep {s.binyan} {s.lemma}" for s in ex.sentences}
     assert kept == {sid: e for sid, e in expected.items() if e.startswith("keep ")}
     skipped = Counter(e.removeprefix("skip ") for e in expected.values() if e.startswith("skip "))
-    assert ex.skipped == skipped and ex.read == 21
-    assert len(skipped) == 9  # every skip reason is exercised
+    assert ex.skipped == skipped and ex.read == 27
+    assert len(skipped) == 12  # every skip reason is exercised (NOT_A_VERB twice: NOUN, ADV)
 
 
-def test_main_predicate_through_copula_modal_impersonal_coordination_and_verbless_clause():
-    # היה (AUX, HebBinyan=PAAL) and ניתן (VerbType=Mod, HebBinyan=NIFAL) carry a binyan, but the
-    # clause's verb is their complement: להחנות (HIFIL), למצוא (PAAL)
-    words = {k: {t["id"]: t for t in s if isinstance(t["id"], int)} for k, s in _sentences(FIXTURE).items()}
-    assert corpus.main_predicate(words["copular-root-xcomp"])[0]["form"] == "להחנות"
-    assert corpus.main_predicate(words["modal-root"])[0]["form"] == "למצוא"
-    assert corpus.main_predicate(words["existential-root"])[0]["form"] == "להזמין"
-    assert corpus.main_predicate(words["impersonal-root"])[0]["form"] == "לקנות"   # a VERB without a binyan
-    # coordination: the first conjunct's verb, or the first verbal conjunct after a nominal one
-    assert corpus.main_predicate(words["coordinated-verbs"])[0]["form"] == "נפצע"
-    assert corpus.main_predicate(words["nominal-conjunct-then-verb"])[0]["form"] == "נכבשה"
-    assert corpus.main_predicate(words["copular-clause"]) == (None, "no verb: copular clause")
-    # a verbless main clause takes the verb of a relative clause (Fig. 13), never of an aside
-    assert corpus.main_predicate(words["verbless-relative"])[0]["form"] == "הוצב"
-    assert corpus.main_predicate(words["copular-with-aside"]) == (None, "no verb: copular clause")
+def _verb(sid: str):
+    sentence = _sentences(FIXTURE)[sid]
+    return corpus.labelling_verb({t["id"]: t for t in sentence if isinstance(t["id"], int)}, sentence)
+
+
+def test_the_root_verb_labels_and_a_verb_of_another_clause_never_does():
+    # נפצע (root, NIFAL) labels "השחקן נפצע ויצא מהמגרש", not its PAAL conjunct יצא
+    assert _verb("coordinated-verbs")[0]["form"] == "נפצע"
+    # a modal auxiliary is AUX over the infinitive root: "הטופס צריך להישלח" is NIFAL
+    assert _verb("auxiliary-infinitive-root")[0]["form"] == "להישלח"
+    # the one documented exception: יש/אפשר have no binyan, their infinitive is the only verb
+    assert _verb("existential-root")[0]["form"] == "להזמין"
+    assert _verb("impersonal-root")[0]["form"] == "לקנות"
+    # a relative-clause verb in a verbless sentence, a conjunct after a copular clause, the
+    # complement of a copular ADJ: all skipped, never labelling
+    assert _verb("verbless-relative") == (None, corpus.NOT_A_VERB.format(upos="NOUN"))
+    assert _verb("nominal-conjunct-then-verb") == (None, corpus.COPULAR)
+    assert _verb("copular-root-xcomp") == (None, corpus.COPULAR)
+
+
+def test_copular_adverb_modal_and_adjectival_roots_are_skipped_with_their_reason():
+    assert _verb("copular-clause") == (None, corpus.COPULAR)
+    assert _verb("copular-verb-root") == (None, corpus.COPULAR)        # VERB root with a copula
+    assert _verb("adverb-root") == (None, "root is not a verb (ADV)")   # כנראה ADV over a PIEL clause
+    assert _verb("adverb-tagged-verb") == (None, corpus.ADVERB)         # כנראה tagged VERB NIFAL
+    assert _verb("modal-root") == (None, corpus.MODAL)                  # ניתן למצוא
+    assert _verb("impersonal-clausal-subject") == (None, corpus.MODAL)  # נראה ש…
+    assert _verb("passive-participle") == (None, corpus.PASSIVE_PARTICIPLE)
+    assert _verb("bare-existential") == (None, corpus.EXISTENTIAL)
+
+
+def test_a_root_verb_without_a_binyan_is_skipped_not_labelled_by_another_verb():
+    assert _verb("no-binyan") == (None, corpus.NO_BINYAN)
+
+
+def test_blm_generate_prints_skip_counts_and_reuse(tmp_path, capsys):
+    path = tmp_path / "fixture_and_sample.conllu"
+    path.write_text(FIXTURE.read_text(encoding="utf-8") + "\n" + SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["generate", NATURAL, "--size", "8", "--split", "random", "--sources", str(path)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{NATURAL}: ")]
+    corpus_line = next(line for line in lines if ": corpus: " in line)
+    assert "read 94 sentences; kept 72 " in corpus_line
+    for reason in ("copular clause 5", "root is not a verb (NOUN) 3", f"{corpus.MODAL} 2", f"{corpus.ADVERB} 1",
+                   f"{corpus.PASSIVE_PARTICIPLE} 1", f"{corpus.NO_BINYAN} 1", "root verb in PIEL 2"):
+        assert reason in corpus_line, reason
+    reuse = next(line for line in lines if ": reuse: " in line)
+    distinct, mean = re.search(r"8 instances use (\d+) distinct sentences \(of 72 kept\); each is in ([\d.]+)",
+                               reuse).groups()
+    assert abs(float(mean) - 8 * 11 / int(distinct)) < 0.05
+    assert not any("warning" in line for line in lines)   # 88 slots over dozens of sentences
+
+
+def test_a_size_that_reuses_sentences_beyond_the_threshold_warns(capsys):
+    from builders.caush.generator import MAX_REUSE
+    assert main(["generate", NATURAL, "--size", "400", "--split", "random", "--sources", str(SAMPLE)]) == 0
+    out = capsys.readouterr().out
+    mean = float(re.search(r"reuse: 400 instances use \d+ distinct sentences \(of 64 kept\); each is in ([\d.]+)",
+                           out).group(1))
+    assert mean > MAX_REUSE   # 4400 slots over at most 64 sentences
+    warning = re.search(rf"{NATURAL}: warning: each sentence is reused in \d+ instances, more than {MAX_REUSE}.*"
+                        r"--size (\d+) or less", out)
+    assert warning and int(warning.group(1)) <= 64
 
 
 # --- surface words --------------------------------------------------------------------------------
@@ -85,7 +133,9 @@ def test_words_are_counted_on_the_surface_not_as_syntactic_words():
 # --- type III on content lemmas -------------------------------------------------------------------
 
 def test_content_lemmas_leave_out_function_words_modals_and_digits():
-    by_id = {s.source.split("#")[1]: s for s in _extract(FIXTURE).sentences}
+    # (computed on any sentence, kept or not: these two are skipped as modal and nominal)
+    by_id = {sid: SimpleNamespace(content_lemmas=corpus.content_lemmas(t for t in s if isinstance(t["id"], int)))
+             for sid, s in _sentences(FIXTURE).items()}
     assert by_id["modal-root"].content_lemmas == {"VERB:מצא", "NOUN:פסיפס", "ADJ:רב", "PROPN:גליל"}
     assert by_id["verbless-relative"].content_lemmas == {"NOUN:קיר", "NOUN:פסיפס", "VERB:הוצב", "NOUN:שנה"}
     # a lemma shared through different surface forms: פסיפסים / פסיפס, and UD sees through בשנת

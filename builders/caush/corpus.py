@@ -1,7 +1,7 @@
 """Natural CausH sentences from Universal Dependencies Hebrew treebanks (CoNLL-U).
 
-A sentence is kept when its main predicate is a verb whose ``HebBinyan`` is one of the four
-binyanim (rules in ``main_predicate``); every other sentence is skipped and counted by reason.
+A sentence is kept when its root is a verb whose ``HebBinyan`` is one of the four binyanim (rules
+in ``labelling_verb``); every other sentence is skipped and counted by reason.
 Malformed files fail with ``file:line``. Without local files the UD Hebrew releases named in
 template.yaml are downloaded once into a cache folder. ``extract(...).summary()`` says what a set
 of files yields.
@@ -30,11 +30,10 @@ logger = logging.getLogger(__name__)
 # Lemmas of these parts of speech are the content words type III keeps apart (function-word
 # lemmas of builders/morphology/function_words/he.txt and lemmas without a letter excepted).
 CONTENT_UPOS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
-# Dependents of a predicate without a binyan that carry the verb of its clause: the infinitive of
-# "יש לבדוק", "ניתן למצוא", "אפשר להכין" (xcomp/csubj); a modal's clause also "ייתכן ש…" (ccomp).
-COMPLEMENTS = ("xcomp", "csubj")
-MODAL_COMPLEMENTS = ("xcomp", "csubj", "ccomp")
+# Roots without a binyan whose infinitive complement (csubj/xcomp) labels the sentence: "יש לבדוק",
+# "אין להסיק", "אפשר להכין".
 EXISTENTIALS = frozenset({"יש", "אין"})
+IMPERSONALS = EXISTENTIALS | {"אפשר"}
 _ID = re.compile(r"^(\d+)(?:-(\d+)|\.(\d+))?$")
 _HEAD = re.compile(r"^(\d+|_)$")
 _FEATS = re.compile(r"^(_|[A-Za-z0-9\[\]]+=[A-Za-z0-9,]+(\|[A-Za-z0-9\[\]]+=[A-Za-z0-9,]+)*)$")
@@ -212,16 +211,24 @@ def read_conllu(path: Path) -> Iterable[tuple[int, conllu.TokenList]]:
         raise CorpusError(path, 1, "file", "no sentences (empty CoNLL-U file?)")
 
 
-# --- the main predicate --------------------------------------------------------------------------
+# --- the labelling verb --------------------------------------------------------------------------
+
+# Sentence adverbs that a treebank may tag as a VERB root with a binyan (כנראה "apparently" is
+# כ + נראה, NIFAL): never a predicate.
+SENTENCE_ADVERBS = frozenset({"כנראה", "כביכול"})
+
+NOT_A_VERB = "root is not a verb ({upos})"
+COPULAR = "copular clause"
+MODAL = "root is a modal or impersonal predicate (ניתן ל…, נראה ש…)"
+PASSIVE_PARTICIPLE = "root is a PAAL passive participle, used as an adjective (עשוי, תלוי)"
+EXISTENTIAL = "existential or modal root without an infinitive complement"
+ADVERB = "root is a sentence adverb (כנראה…)"
+NO_BINYAN = "root verb lacks HebBinyan"
+OTHER_BINYAN = "root verb in {binyan}"
+
 
 def _feats(token: dict) -> dict:
     return token.get("feats") or {}
-
-
-def _is_lexical_verb(token: dict) -> bool:
-    """A VERB with a binyan that is not a modal (ניתן "it is possible", ייתכן: VerbType=Mod)."""
-    feats = _feats(token)
-    return token["upos"] == "VERB" and "HebBinyan" in feats and feats.get("VerbType") != "Mod"
 
 
 def _is_modal(token: dict) -> bool:
@@ -235,60 +242,54 @@ def _children(words: dict[int, dict], head: int, relations: Sequence[str]) -> li
     return [t for i, t in sorted(words.items()) if t["head"] == head and t["deprel"].split(":")[0] in relations]
 
 
-def _clause_verb(token: dict, words: dict[int, dict], seen: frozenset = frozenset()) -> dict | None:
-    """The binyan-marked verb heading ``token``'s clause: itself if it is a lexical verb, else
-    (a modal, a verb without HebBinyan such as an impersonal אפשר, a non-verbal predicate) its
-    first verb complement (xcomp/csubj; ccomp too under a modal), followed down the chain."""
-    if _is_lexical_verb(token):
-        return token
-    relations = MODAL_COMPLEMENTS if _is_modal(token) else COMPLEMENTS
-    for child in _children(words, token["id"], relations):
-        if child["upos"] in ("VERB", "AUX") and child["id"] not in seen:
-            found = _clause_verb(child, words, seen | {token["id"]})
-            if found is not None:
-                return found
-    return None
+def _surface_form(token: dict, sentence: conllu.TokenList | None) -> str:
+    """The surface token holding ``token`` (a multiword token's form, e.g. כנראה for כ + נראה)."""
+    for unit in sentence or ():
+        tid = unit["id"]
+        if isinstance(tid, tuple) and tid[1] == "-" and tid[0] <= token["id"] <= tid[2]:
+            return unit["form"]
+    return token["form"]
 
 
-def _parenthetical(token: dict, words: dict[int, dict]) -> bool:
-    """Inside a parataxis (…, אמר ביאליק, …): a reporting aside, not the sentence's own verb."""
-    seen = set()
-    while token["head"] and token["id"] not in seen:
-        if token["deprel"].split(":")[0] == "parataxis":
-            return True
-        seen.add(token["id"])
-        token = words[token["head"]]
-    return False
+def labelling_verb(words: dict[int, dict], sentence: conllu.TokenList | None = None
+                   ) -> tuple[dict | None, str | None]:
+    """(the verb whose binyan labels the sentence, None), or (None, the reason there is none).
 
-
-def main_predicate(words: dict[int, dict]) -> tuple[dict | None, str | None]:
-    """(the binyan-marked main predicate, None), or (None, the reason there is none).
-
-    1. The clause verb of the root (``_clause_verb``): the root itself, or the verb complement of
-       a modal, existential or non-verbal root (אפשר כבר להכין …, paper Fig. 13).
-    2. Else the clause verb of the root's first verbal ``conj`` (a nominal first conjunct).
-    3. Else, when the main clause has no verb at all, the sentence's binyan-marked verbs (asides
-       in a parataxis left out) if they share one binyan: Fig. 13 takes such a verb ("על קיר זה
-       פסיפס שנוצר בשנת 1990", a relative clause in a verbless clause).
+    The verb is the sentence's root, a VERB with ``HebBinyan``: also an infinitive root under a
+    modal auxiliary (UD Hebrew makes צריך/יכול/עלול AUX and the infinitive the root: "הפלזמה צריכה
+    להינתן" is NIFAL). One exception: a root יש/אין/אפשר without a binyan of its own whose infinitive
+    complement (csubj/xcomp) carries one ("יש לזכור" → לזכור) - the infinitive is the sentence's
+    only lexical verb. Everything else is skipped with its reason: a root that is not a VERB
+    (nominal sentences, adjectival participles, which UD mostly tags ADJ, adverbs), a root with a
+    copula, a modal or impersonal root that has a binyan itself, marked VerbType=Mod or taking a
+    clausal subject (ניתן לקזז: NIFAL ניתן or PIEL לקזז? נראה ש…: an evidential), a PAAL passive
+    participle (עשוי "made of", תלוי "depends": adjectival; NIFAL/HUFAL participles are verbal
+    passives and stay), a sentence adverb tagged VERB (כנראה), a verb without ``HebBinyan``.
+    Verbs of other clauses never label.
     """
     root = next(t for t in words.values() if t["head"] == 0)
-    heads = [root, *(t for t in _children(words, root["id"], ("conj",)) if t["upos"] in ("VERB", "AUX"))]
-    for head in heads:
-        verb = _clause_verb(head, words)
-        if verb is not None:
-            return verb, None
-    if root["upos"] == "VERB" and not _is_modal(root):
-        return None, "main verb lacks HebBinyan"
-    verbs = [t for _, t in sorted(words.items()) if _is_lexical_verb(t) and not _parenthetical(t, words)]
-    if len({_feats(v)["HebBinyan"] for v in verbs}) == 1:
-        return verbs[0], None
-    if verbs:
-        return None, "verbless main clause, its subordinate verbs in different binyanim"
-    if _is_modal(root):
-        return None, "no verb: existential or modal clause"
+    if root["upos"] != "VERB":
+        if _children(words, root["id"], ("cop",)):
+            return None, COPULAR
+        return None, NOT_A_VERB.format(upos=root["upos"])
     if _children(words, root["id"], ("cop",)):
-        return None, "no verb: copular clause"
-    return None, "no verb: nominal sentence"
+        return None, COPULAR
+    if root["form"] in SENTENCE_ADVERBS or _surface_form(root, sentence) in SENTENCE_ADVERBS:
+        return None, ADVERB
+    feats = _feats(root)
+    if "HebBinyan" in feats and (feats.get("VerbType") == "Mod" or _children(words, root["id"], ("csubj",))):
+        return None, MODAL
+    if feats.get("HebBinyan") == "PAAL" and feats.get("VerbForm") == "Part" and feats.get("Voice") == "Pass":
+        return None, PASSIVE_PARTICIPLE
+    if _is_modal(root) or root["lemma"] in IMPERSONALS:
+        for child in _children(words, root["id"], ("csubj", "xcomp")):
+            cf = _feats(child)
+            if child["upos"] == "VERB" and cf.get("VerbForm") == "Inf" and "HebBinyan" in cf:
+                return child, None
+        return None, EXISTENTIAL
+    if "HebBinyan" not in feats:
+        return None, NO_BINYAN
+    return root, None
 
 
 # --- surface words and chunks --------------------------------------------------------------------
@@ -354,20 +355,21 @@ def content_lemmas(words: Iterable[dict]) -> frozenset[str]:
 # --- extraction ----------------------------------------------------------------------------------
 
 def extract(paths: Sequence[Path], binyanim: Sequence[str], min_words: int, max_words: int) -> Extraction:
-    """Sentences whose main predicate is in one of ``binyanim``; the others are skipped and counted."""
+    """Sentences whose root verb (``labelling_verb``) is in one of ``binyanim``; the others are
+    skipped and counted by reason."""
     kept, skipped, seen, read = [], Counter(), set(), 0
     for path in paths:
         path = Path(path)
         for start, sentence in read_conllu(path):
             read += 1
             words = {t["id"]: t for t in sentence if isinstance(t["id"], int)}
-            verb, reason = main_predicate(words)
+            verb, reason = labelling_verb(words, sentence)
             if verb is None:
                 skipped[reason] += 1
                 continue
             binyan = _feats(verb)["HebBinyan"]
             if binyan not in binyanim:
-                skipped[f"main verb in {binyan}"] += 1
+                skipped[OTHER_BINYAN.format(binyan=binyan)] += 1
                 continue
             chunks, n_words = chunks_of(sentence)
             if not min_words <= n_words <= max_words:

@@ -26,6 +26,16 @@ NEEDED = 3           # sentences of a binyan an instance may use (two in context
 # sentences of a binyan in one instance have different verbs (type III), plus one to choose from.
 MIN_SPLIT_LEMMAS = NEEDED + 1
 CORE_ATTEMPTS = 200  # random tries for a lemma split whose sides can each fill an instance
+# Above this many instances per distinct sentence (the 11 slots of an instance: 7 context + 4
+# candidates) a dataset has fewer distinct sentences than instances, and `blm generate` warns: its
+# size then says more than the corpus holds (README, "Reuse").
+MAX_REUSE = 11
+
+
+@functools.lru_cache(maxsize=4)
+def _extraction(files: tuple, binyanim: tuple[str, ...], min_words: int, max_words: int) -> corpus.Extraction:
+    """One extraction per set of files (path, mtime) and bounds: generate and its report share it."""
+    return corpus.extract([Path(p) for p, _ in files], binyanim, min_words, max_words)
 
 
 class NaturalSection(Strict):
@@ -85,9 +95,35 @@ class CausHGenerator(Generator):
             list(settings.sources), spec.name.removesuffix("_balanced"))
         key = tuple((str(p.resolve()), p.stat().st_mtime_ns if p.exists() else 0) for p in paths)
         if key != self._natural_key:
-            self.extraction = corpus.extract(paths, self.binyanim, settings.min_words, settings.max_words)
+            self.extraction = _extraction(key, tuple(self.binyanim), settings.min_words, settings.max_words)
             self._natural_key = key
             self._lemma_binyan = self._majority_binyan(self.extraction.sentences)
+
+    def generation_report(self, spec: ConfigSpec, options, splits: dict) -> list[str]:
+        """natural: what the corpus gave (kept, skipped by reason) and how often the generated
+        instances reuse each sentence; a warning when that exceeds MAX_REUSE."""
+        if spec.variant != "natural":
+            return []
+        self.configure(spec, options)
+        uses: Counter = Counter()
+        instances = 0
+        for out in splits.values():
+            for record in out.records:
+                instances += 1
+                uses.update(set(record["context"]) | set(record["answers"]))
+        lines = [f"corpus: {self.extraction.summary()}"]
+        if not uses:
+            return lines
+        reuse = sum(uses.values()) / len(uses)
+        lines.append(f"reuse: {instances} instances use {len(uses)} distinct sentences (of "
+                     f"{len(self.extraction.sentences)} kept); each is in {reuse:.1f} instances on average, "
+                     f"at most {max(uses.values())}")
+        if reuse > MAX_REUSE:
+            slots = self.context_size + len(self.binyanim)
+            lines.append(f"warning: each sentence is reused in {reuse:.0f} instances, more than {MAX_REUSE}: fewer "
+                         f"distinct sentences than instances, so the size overstates the data; give more CoNLL-U "
+                         f"files (--sources) or ask --size {len(uses) * MAX_REUSE // slots} or less")
+        return lines
 
     @staticmethod
     def _majority_binyan(sentences) -> dict[str, str]:
