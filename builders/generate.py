@@ -15,7 +15,7 @@ import hashlib
 import multiprocessing
 import pickle
 import random
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -61,11 +61,6 @@ class Options:
 class SplitOutput:
     records: list[dict[str, Any]]
     planned: int
-
-    @property
-    def rejected(self) -> Counter:
-        """Kept for callers that report rejections: generation never rejects (it raises instead)."""
-        return Counter()
 
 
 def _base_name(spec: ConfigSpec) -> str:
