@@ -136,9 +136,14 @@ def _total_error(spec: ConfigSpec, opts: Options, total: int, sizes: dict[str, i
     split, shares, n_lemmas = failed
     bound = "found only" if err.exhausted else "can hold at most"
     fit = shares.largest_total(split, err.possible, total)
-    hint = f"ask for at most {'about ' if err.exhausted else ''}{fit} in all (--size {fit})"
-    if spec.lexical_type != "I":
-        hint += " or add words to the lexicon"
+    hint = (f"ask for at most {'about ' if err.exhausted else ''}{fit} in all (--size {fit})" if fit >= 2
+            else "no --size fits it")
+    from builders.licences import config_sources  # noqa: PLC0415 - registry-level lookup, only on this error
+
+    if config_sources(spec, opts.sources) is not None:  # built from a corpus: more sentences, not more words
+        hint += "; give more CoNLL-U files (--sources)" + (" or --split random" if opts.split == "lemma" else "")
+    elif spec.lexical_type != "I":
+        hint += " or add words to the lexicon" if fit >= 2 else "; add words to the lexicon"
     return ImpossibleSize(spec.name, total, fit, err.exhausted, message=(
         f"{message}; the {split} split ({n_lemmas} lemmas) {bound} {err.possible} distinct instances: {hint}"))
 
