@@ -229,4 +229,3 @@ def test_too_few_roots(tmp_path, hebrew):
     hebrew["roots"] = dict(list(hebrew["roots"].items())[:39])
     with pytest.raises(LexiconError, match="at least 40 roots"):
         _check(tmp_path, hebrew)
-
