@@ -198,8 +198,8 @@ def _fields_at(model: type[BaseModel], loc: tuple) -> list[str]:
         if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
             continue
         field = current.model_fields.get(part)
-        if field is None:
-            return []
+        if field is None:  # a key of a dict[str, Model] section (a root, a lemma): the model is already current
+            continue
         current = _model_in(field.annotation)
     if isinstance(current, type) and issubclass(current, BaseModel):
         return list(current.model_fields)

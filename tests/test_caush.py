@@ -209,7 +209,7 @@ def _check(tmp_path, data):
 
 def test_root_missing_a_binyan_names_file_line_and_root(tmp_path, hebrew):
     del hebrew["roots"]["שמע"]["HUFAL"]
-    with pytest.raises(LexiconError, match=r"he.yaml:\d+: root 'שמע': no forms for HUFAL") as err:
+    with pytest.raises(LexiconError, match=r"he.yaml:\d+: roots.שמע.HUFAL: missing key") as err:
         _check(tmp_path, hebrew)
     assert err.value.line > 1
 
