@@ -90,11 +90,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("publish", help="upload an export folder to a Hugging Face dataset repo (one commit)")
-    p.add_argument("folder", help="a folder written by `blm export`")
-    p.add_argument("--repo", required=True, help="ORG/NAME of the dataset repo (created if missing)")
-    p.add_argument("--private", action="store_true", help="create the repo private")
-    p.add_argument("--message", help="commit message")
-    p.add_argument("--token", help="Hub token (default: the logged-in one or HF_TOKEN)")
+    _upload_flags(p, "a folder written by `blm export`", "dataset")
     p.set_defaults(func=cmd_publish)
 
     p = sub.add_parser("push-model", help="upload a trained checkpoint to a Hugging Face model repo (one commit)",
@@ -102,9 +98,14 @@ def register(sub) -> None:
                                    "card, config (without local paths), the model's code for trust_remote_code, the "
                                    "weights and the tokenizer. metrics.json, checkpoint-* folders and optimizer "
                                    "state stay local.")
-    p.add_argument("folder", help="a checkpoint folder (config.json, model.safetensors, the model code)")
-    p.add_argument("--repo", required=True, help="ORG/NAME of the model repo (created if missing)")
+    _upload_flags(p, "a checkpoint folder (config.json, model.safetensors, the model code)", "model")
+    p.set_defaults(func=cmd_push_model)
+
+
+def _upload_flags(p, folder_help: str, kind: str) -> None:
+    """The folder and Hub flags `blm publish` and `blm push-model` share."""
+    p.add_argument("folder", help=folder_help)
+    p.add_argument("--repo", required=True, help=f"ORG/NAME of the {kind} repo (created if missing)")
     p.add_argument("--private", action="store_true", help="create the repo private")
     p.add_argument("--message", help="commit message")
     p.add_argument("--token", help="Hub token (default: the logged-in one or HF_TOKEN)")
-    p.set_defaults(func=cmd_push_model)
