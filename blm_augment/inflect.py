@@ -17,6 +17,7 @@ ARTICLES = {
     "it": {"il": "m", "lo": "m", "la": "f", "l'": None, "i": "m", "gli": "m", "le": "f", "un": "m", "uno": "m",
            "una": "f", "un'": "f"},
     "fr": {"le": "m", "la": "f", "l'": None, "les": None, "un": "m", "une": "f"},
+    "es": {"el": "m", "la": "f", "los": "m", "las": "f", "un": "m", "una": "f"},
     "en": {"the": None, "a": None, "an": None, "some": None},
 }
 _WORD = re.compile(r"^[^\W\d_]+(?:[ '\-][^\W\d_]+){0,2}$", re.UNICODE)
@@ -30,6 +31,10 @@ SUFFIX_GENDER = {
            "iera": "f", "o": "m", "a": "f"},
     "fr": {"tion": "f", "sion": "f", "té": "f", "ette": "f", "ence": "f", "ance": "f", "ment": "m", "age": "m",
            "eau": "m", "isme": "m", "eur": "m", "euse": "f", "rice": "f"},
+    "es": {"ción": "f", "sión": "f", "dad": "f", "tud": "f", "umbre": "f", "triz": "f", "ora": "f", "ero": "m",
+           "era": "f", "ista": None, "ante": None, "ente": None, "miento": "m", "aje": "m", "or": "m", "ma": None,
+           "iatra": None, "peda": None, "nauta": None, "peuta": None, "cida": None,
+           "o": "m", "a": "f"},
 }
 # Italian nouns in -a/-o that the suffix rule gets wrong
 IT_EXCEPTIONS = {"mano": "f", "radio": "f", "foto": "f", "moto": "f", "auto": "f", "eco": "f", "dinamo": "f",
@@ -46,6 +51,14 @@ FR_H_ASPIRE = {"héros", "harpiste", "harpe", "hibou", "hache", "haie", "haine",
                "hauteur", "hérisson", "hernie", "héron", "hêtre", "hockey", "homard", "honte", "hoquet", "hors-d'œuvre",
                "housse", "hublot", "huée", "hurlement", "hussard", "hutte", "hockeyeur", "handballeur", "hippie",
                "hold-up", "hooligan", "hotte", "houx", "halte", "harpon", "harnais", "hâte"}
+# Spanish nouns the suffix rule gets wrong: None = a person noun of either gender (el/la atleta)
+ES_EXCEPTIONS = {"foto": "f", "moto": "f", "mano": "f", "radio": "f", "día": "m", "mapa": "m", "planeta": "m",
+                 "cura": "m", "atleta": None, "colega": None, "acróbata": None, "escolta": None, "gimnasta": None,
+                 "guía": None, "pirata": None, "poeta": None, "policía": None, "recluta": None, "modelo": None,
+                 "soprano": None, "testigo": None, "jerarca": None, "homicida": None, "centinela": None}
+# Spanish nouns ending in í/ú: the plural varies (esquís, esquíes)
+ES_INVARIABLE = {"esquí", "bisturí", "champú", "menú", "tabú", "rubí", "jabalí", "colibrí"}
+_UNACCENT = {"á": "a", "é": "e", "í": "i", "ó": "o", "ú": "u"}
 # German masculine person nouns of the weak declension (den Studenten, den Jungen)
 DE_WEAK = ("ent", "ant", "ist", "oge", "at", "graf", "soph", "nom", "it")
 
@@ -82,12 +95,15 @@ def guess_gender(word: str, language: str, known: Mapping[str, str]) -> tuple[st
         if heads:
             head = max(heads, key=len)
             return known[head], f"head of the compound ({head})"
+    if language == "es" and word.lower() in ES_EXCEPTIONS:
+        gender = ES_EXCEPTIONS[word.lower()]
+        return gender, "listed exception" if gender else "masculine or feminine: propose it with its article"
     if language == "it" and word.endswith("ista"):
         return None, "-ista is masculine or feminine"
     last = word.split()[0] if language in ("it", "fr") else word.split()[-1]  # head noun of "olio d'oliva"
     for suffix, gender in sorted(SUFFIX_GENDER.get(language, {}).items(), key=lambda kv: -len(kv[0])):
-        if last.lower().endswith(suffix):
-            return gender, f"suffix -{suffix}"
+        if last.lower().endswith(suffix):  # a None gender: the suffix takes either (es el/la pianista)
+            return (gender, f"suffix -{suffix}") if gender else (None, f"-{suffix} is masculine or feminine")
     return None, "no decisive suffix"
 
 
@@ -129,6 +145,18 @@ def plural(word: str, language: str, gender: str | None = None) -> str | None:
         if low.endswith("a"):
             return word[:-1] + ("e" if gender == "f" else "i")
         return word[:-1] + "i"
+    if language == "es":
+        if low.endswith(("s", "x")) or low in ES_INVARIABLE:
+            return None  # lunes, tórax, análisis (invariable) vs. autobús/autobuses: not a rule
+        if low[-1] in "aeiouáéó":
+            return word + "s"
+        if low.endswith("z"):
+            return word[:-1] + "ces"  # actriz -> actrices
+        if re.search(r"[áéíóú][ns]$", low):  # camión -> camiones: the stress needs no accent now
+            return word[:-2] + _UNACCENT[word[-2]] + word[-1] + "es"
+        if re.search(r"[aeiou]n$", low) and not re.search(r"[áéíóú]", low):
+            return None  # examen -> exámenes, joven -> jóvenes: an accent is added, not a rule
+        return word + "es"
     if language == "fr":
         if low.endswith(("s", "x", "z")):
             return word

@@ -1,7 +1,7 @@
 """Checks every word form of every lexicon against the Hunspell dictionary of its language.
 
-Uses the ``hunspell`` program with Debian's dictionaries (``apt-get install hunspell
-hunspell-en-us hunspell-fr hunspell-it hunspell-ro hunspell-de-de hunspell-he``). Words the
+Uses the ``hunspell`` program with Debian's dictionaries (``scripts/setup.sh`` installs them); each
+language's morphology module names its dictionary (``HUNSPELL``) and package. Words the
 dictionary lacks but that are right (first names, brand-free loanwords) go in the reviewed
 allow-list ``spellcheck_allowlist.txt`` beside this file.
 """
@@ -14,9 +14,9 @@ import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from builders import morphology
 from builders.lexicon import load_yaml
 
-DICTIONARIES = {"en": "en_US", "fr": "fr_FR", "it": "it_IT", "ro": "ro_RO", "de": "de_DE", "he": "he_IL"}
 DICT_DIR = Path("/usr/share/hunspell")
 ALLOWLIST = Path(__file__).with_name("spellcheck_allowlist.txt")
 _SKIP_KEYS = {"id", "gender", "language", "elide", "rule", "class", "label", "agrees_with", "relations"}
@@ -58,9 +58,11 @@ def rejected(words: Iterable[str], language: str) -> set[str]:
     """Words the language's Hunspell dictionary rejects."""
     if shutil.which("hunspell") is None:
         raise SpellcheckUnavailable("the hunspell program is not installed (apt-get install hunspell)")
-    dic = DICT_DIR / DICTIONARIES[language]
+    module = morphology.language(language)  # a language without a morphology module fails here, named
+    dic = DICT_DIR / module.HUNSPELL
     if not dic.with_suffix(".dic").exists():
-        raise SpellcheckUnavailable(f"no Hunspell dictionary {dic}.dic (apt-get install hunspell-{language}…)")
+        raise SpellcheckUnavailable(f"no Hunspell dictionary {dic}.dic for language {language!r}: "
+                                    f"apt-get install {module.HUNSPELL_PACKAGE} (scripts/setup.sh)")
     unique = sorted(set(words))
     out = subprocess.run(["hunspell", "-l", "-d", str(dic)], input="\n".join(unique), capture_output=True,
                          text=True, check=True, env={"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"})
@@ -73,13 +75,13 @@ def lexicon_files() -> list[Path]:
 
 
 def check_all() -> dict[str, list[str]]:
-    """{lexicon path: words rejected and not allow-listed}; empty when every form is a real word."""
+    """{lexicon path: words rejected and not allow-listed}; empty when every form is a real word.
+
+    Every lexicon is checked: a language without its morphology module or dictionary is an error."""
     allowed = allowlist()
     problems = {}
     for path in lexicon_files():
         language = path.stem.split("_")[0]
-        if language not in DICTIONARIES:
-            continue
         bad = rejected(word_forms(load_yaml(path)), language) - allowed.get(language, set())
         if bad:
             problems[str(path)] = sorted(bad)

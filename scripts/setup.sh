@@ -5,10 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   apt-get update -qq
-  apt-get install -y -qq hunspell hunspell-en-us hunspell-fr hunspell-it hunspell-ro hunspell-de-de \
+  apt-get install -y -qq hunspell hunspell-en-us hunspell-fr hunspell-it hunspell-ro hunspell-de-de hunspell-es \
     hunspell-he >/dev/null
 else
-  echo "note: install the hunspell dictionaries (hunspell-en-us -fr -it -ro -de-de -he) for the spell-check test" >&2
+  echo "note: install the hunspell dictionaries (hunspell-en-us -fr -it -ro -de-de -es -he) for the spell-check test" >&2
 fi
 python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip

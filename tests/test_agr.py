@@ -15,7 +15,8 @@ from builders.agr.rules import FLIP, RULES, Step
 from builders.generate import Options, generate
 from builders.lexicon import LexiconError, load_yaml
 
-LANGUAGES = ("en", "fr", "it", "ro")
+# every language with a lexicon file, English first (the parallel-seed reference)
+LANGUAGES = tuple(sorted(registry.generator_class("agr").languages(), key=lambda lang: lang != "en"))
 CLAUSES = ("main", "completive", "relative")
 
 
@@ -85,6 +86,22 @@ INSTANCES = {
         "WN2": "I complimenti ai tirocinanti dei fornai sono gentili e sinceri.",
         "AEN2": "I complimenti ai tirocinanti del fornaio è gentile e sincero.",
     }),
+    "es": ("consultation", "main", [
+        "Las consultas con el auxiliar son rápidas y baratas.",
+        "La consulta con el enfermero es rápida y barata.",
+        "Las revisiones con los asistentes son rápidas y baratas.",
+        "La consulta con los ayudantes es rápida y barata.",
+        "Las consultas con el enfermero de los dentistas son rápidas y baratas.",
+        "El tratamiento con el asistente del dentista es rápido y barato.",
+        "Las visitas con los asistentes del dentista son rápidas y baratas.",
+    ], {
+        "Correct": "La consulta con los sustitutos de los dentistas es rápida y barata.",
+        "Coord": "La consulta con los sustitutos y los dentistas es rápida y barata.",
+        "WNA": "La consulta de los dentistas es rápida y barata.",
+        "WN1": "La consulta con el sustituto de los dentistas es rápida y barata.",
+        "WN2": "La consulta con los sustitutos del dentista es rápida y barata.",
+        "AEN2": "La consulta con los sustitutos de los dentistas son rápidas y baratas.",
+    }),
     "ro": ("warning", "completive", [
         "Ion declară că avertismentele de la veterinar sunt clare, dar îngrijorătoare.",
         "Maria crede că avertismentul de la veterinar este clar, dar îngrijorător.",
@@ -140,6 +157,8 @@ def test_every_declared_relation_is_plausible_under_number_crossing():
             "L'article sur les chauffeurs des chanteuses est partout."]),
     ("it", ["Il rapporto degli ispettori delle scuole è dettagliato e positivo.",
             "L'articolo sugli autisti dei cantanti è ovunque."]),
+    ("es", ["El informe de los inspectores de las escuelas es detallado y positivo.",
+            "El artículo sobre los chóferes de las cantantes está en todas partes."]),
     ("ro", ["Raportul de la inspectorii școlilor este detaliat și pozitiv.",
             "Articolul despre șoferii cântăreților este peste tot."]),
 ])
@@ -157,6 +176,10 @@ def test_a_singular_head_with_plural_dependents_is_plausible(language, expected)
     ("it", "letter", "sg", "La lettera dell'avvocato e del cliente è sul tavolo della cucina."),
     ("it", "petition", "pl", "La petizione al capo e agli operai è educata ma ferma."),
     ("it", "interview", "pl", "L'intervista con lo psicologo e le vittime è breve ma utile."),
+    ("es", "letter", "sg", "La carta del abogado y del cliente está en la mesa de la cocina."),
+    ("es", "petition", "pl", "La petición al jefe y a los obreros es educada pero firme."),
+    ("es", "interview", "pl", "La entrevista con el psicólogo y las víctimas es breve pero útil."),
+    ("es", "present", "pl", "El regalo para la maestra y los niños está listo para la fiesta."),
     ("ro", "present", "pl", "Cadoul pentru profesoară și pentru copii este gata pentru petrecere."),
     ("ro", "letter", "sg", "Scrisoarea de la avocat și de la client este pe masa din bucătărie."),
     ("ro", "interview", "pl", "Interviul cu psihologul și victimele este scurt, dar util."),
@@ -168,8 +191,9 @@ def test_coord_repeats_only_the_prepositions_that_cannot_scope_over_a_coordinati
 def test_every_fusing_or_bare_taking_preposition_is_repeated():
     """fr de/à and it's articulated prepositions fuse with the article; ro prepositions other than
     cu take the bare noun: each such preposition a seed uses is listed in coordination_repeats."""
-    fused = {"fr": {"de", "à"}, "it": set(morphology.language("it").ARTICULATED)}
-    for language in ("fr", "it", "ro"):
+    fused = {"fr": {"de", "à"}, "it": set(morphology.language("it").ARTICULATED),
+             "es": set(morphology.language("es").CONTRACTIONS)}
+    for language in ("fr", "it", "ro", "es"):
         lex = lexicon.load(language)
         for seed in lex["seeds"]:
             prep = seed["attractor1"]["prep"]
@@ -207,6 +231,11 @@ def test_an_agreement_error_changes_the_predicate_only_and_visibly(language):
                     "Tortul pentru colegul pompierului sunt delicioase și proaspete.")),
     ("ro", "interview", ("Interviul cu psihologul victimei este scurt, dar util.",
                          "Interviul cu psihologul victimei sunt scurte, dar utile.")),
+    # Spanish: gender agreement kept; "e" before inútil/inteligente, not "y"
+    ("es", "cake", ("La tarta para el colega del bombero está deliciosa y fresca.",
+                    "La tarta para el colega del bombero están deliciosas y frescas.")),
+    ("es", "seminar", ("El seminario para el residente del cirujano es aburrido e inútil.",
+                       "El seminario para el residente del cirujano son aburridos e inútiles.")),
     # French: elision and contractions untouched, participle and adjectives agree in the error
     ("fr", "interview", ("L'interview avec le psychologue de la victime est courte mais utile.",
                          "L'interview avec le psychologue de la victime sont courtes mais utiles.")),
@@ -304,24 +333,28 @@ REVIEWED = [
         "en": ("loan", "The loan to the agent of the footballer is tempting but risky."),
         "fr": ("prêt", "Le prêt à l'agent du footballeur est tentant mais risqué."),
         "it": ("prestito", "Il prestito all'agente del calciatore è allettante ma rischioso."),
+        "es": ("préstamo", "El préstamo al agente del futbolista es tentador pero arriesgado."),
         "ro": ("împrumut", "Împrumutul pentru agentul fotbalistului este tentant, dar riscant.")}),
     # consultation: attractor 1 is a clinician or colleague one consults (not the receptionist)
     ("consultation", "attractor1", {
         "en": ("hygienist", "The consultation with the hygienist of the dentist is quick and cheap."),
         "fr": ("hygiéniste", "La consultation avec l'hygiéniste du dentiste est rapide et bon marché."),
         "it": ("igienista", "La seduta con l'igienista del dentista è rapida ed economica."),
+        "es": ("higienista", "La consulta con el higienista del dentista es rápida y barata."),
         "ro": ("igienist", "Consultația cu igienistul dentistului este rapidă și ieftină.")}),
     # reward: the predicate is true of every subject (a payment is generous, a medal is not)
     ("reward", "subject", {
         "en": ("payment", "The payment for the rescuer of the hiker is generous and fair."),
         "fr": ("rémunération", "La rémunération pour le sauveteur du randonneur est bien méritée."),  # issue 25: was généreuse et juste
         "it": ("gratifica", "La gratifica per il soccorritore dell'escursionista è generosa e giusta."),
+        "es": ("pago", "El pago para el rescatador del excursionista es generoso y justo."),
         "ro": ("plată", "Plata pentru salvatorul drumețului este generoasă și corectă.")}),
     # request: every subject can be modest and reasonable (not a question)
     ("request", "subject", {
         "en": ("offer", "The offer to the sponsor of the rower is modest and reasonable."),
         "fr": ("réclamation", "La réclamation au sponsor du rameur est modeste et raisonnable."),
         "it": ("preventivo", "Il preventivo allo sponsor del canottiere è modesto e ragionevole."),
+        "es": ("oferta", "La oferta al patrocinador del remero es modesta y razonable."),
         "ro": ("pretenție", "Pretenția către sponsorul canotorului este modestă și rezonabilă.")}),
     # borderline pairings, replaced: a mediator (not a doctor) for the nurse, a priest (not a cook)
     # on the tour, an accompanist (not an agent) at the rehearsal, a testimony (not a fairy tale)
@@ -331,36 +364,43 @@ REVIEWED = [
         "en": ("mediator", "The mediator for the nurse of the refugee is already here."),
         "fr": ("médiateur", "Le médiateur pour l'infirmière du réfugié est déjà là."),
         "it": ("mediatore", "Il mediatore per l'infermiera del profugo è già qui."),
+        "es": ("mediador", "El mediador para la enfermera del refugiado ya está aquí."),
         "ro": ("mediator", "Mediatorul pentru asistenta refugiatului este deja aici.")}),
     ("tour", "attractor1", {
         "en": ("priest", "The tour with the priest of the pilgrim is long but pleasant."),
         "fr": ("prêtre", "La visite avec le prêtre du pèlerin est longue mais agréable."),
         "it": ("prete", "La visita con il prete del pellegrino è lunga ma piacevole."),
+        "es": ("sacerdote", "La visita con el sacerdote del peregrino es larga pero agradable."),
         "ro": ("preot", "Excursia cu preotul pelerinului este lungă, dar plăcută.")}),
     ("rehearsal", "attractor1", {
         "en": ("accompanist", "The rehearsal with the accompanist of the musician is hard and tiring."),
         "fr": ("accompagnateur", "La répétition avec l'accompagnateur du musicien est dure et fatigante."),
         "it": ("accompagnatore", "La prova con l'accompagnatore del musicista è dura e faticosa."),
+        "es": ("acompañante", "El ensayo con el acompañante del músico es duro y agotador."),
         "ro": ("acompaniator", "Repetiția cu acompaniatorul muzicianului este grea și obositoare.")}),
     ("story", "subject", {
         "en": ("testimony", "The testimony about the cook of the sailor is strange but true."),
         "fr": ("témoignage", "Le témoignage sur le cuisinier du marin est étrange mais vrai."),
         "it": ("testimonianza", "La testimonianza sul cuoco del marinaio è strana ma vera."),
+        "es": ("testimonio", "El testimonio sobre el cocinero del marinero es extraño pero cierto."),
         "ro": ("mărturie", "Mărturia despre bucătarul marinarului este ciudată, dar adevărată.")}),
     ("bouquet", "subject", {
         "en": ("plant", "The plant for the choreographer of the dancer is big and beautiful."),
         "fr": ("plante", "La plante pour le chorégraphe du danseur est grande et belle."),
         "it": ("pianta", "La pianta per il coreografo del ballerino è grande e bella."),
+        "es": ("planta", "La planta para el coreógrafo del bailarín es grande y bonita."),
         "ro": ("plantă", "Planta pentru coregraful dansatorului este mare și frumoasă.")}),
     ("lesson", "attractor1", {
         "en": ("captain", "The lesson with the captain of the pilot is canceled today."),
         "fr": ("capitaine", "La leçon avec le capitaine du pilote est annulée ce matin."),
         "it": ("capitano", "La lezione con il capitano del pilota è annullata oggi."),
+        "es": ("capitán", "La clase con el capitán del piloto está cancelada hoy."),
         "ro": ("căpitan", "Lecția cu căpitanul pilotului este anulată astăzi.")}),
     ("song", "attractor1", {
         "en": ("muse", "The song for the muse of the pianist is sad and beautiful."),
         "fr": ("muse", "La chanson pour la muse du pianiste est triste et belle."),
         "it": ("musa", "La canzone per la musa del pianista è triste e bella."),
+        "es": ("musa", "La canción para la musa de la pianista es triste y hermosa."),
         "ro": ("muză", "Cântecul pentru muza pianistului este trist și frumos.")}),
 ]
 
@@ -418,6 +458,8 @@ def test_a_person_after_the_preposition_reads_as_a_person(language, seed, noun, 
             "Le combat avec l'ennemi et les chevaliers est brutal et légendaire.")),
     ("it", ("Il combattimento con i nemici del cavaliere è brutale e leggendario.",
             "Il combattimento con il nemico e i cavalieri è brutale e leggendario.")),
+    ("es", ("El combate con los enemigos del caballero es brutal y legendario.",
+            "El combate con el enemigo y los caballeros es brutal y legendario.")),
     ("ro", ("Lupta cu dușmanii cavalerului este brutală și legendară.",
             "Lupta cu dușmanul și cavalerii este brutală și legendară.")),
 ])

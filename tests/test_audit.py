@@ -23,14 +23,15 @@ def test_paper_config_gold_is_the_medoid():
 
 
 @pytest.mark.parametrize("name", ["agr_en_typeI_balanced", "agr_fr_typeII_balanced", "agr_ro_typeIII_balanced",
-                                  "agr_it_typeI_balanced"])
+                                  "agr_it_typeI_balanced", "agr_es_typeII_balanced", "agr_es_typeIII_balanced"])
 def test_balanced_configs_leave_no_answer_only_shortcut(name):
     res = _audit(name)
     for baseline, r in res["baselines"].items():
         assert not r["above_chance"], (baseline, r)
 
 
-def test_lexical_types_differ_in_overlap():
-    jac = {t: _audit(f"agr_fr_type{t}", 400)["context_content_jaccard"] for t in ("I", "II", "III")}
+@pytest.mark.parametrize("language", ["fr", "es"])
+def test_lexical_types_differ_in_overlap(language):
+    jac = {t: _audit(f"agr_{language}_type{t}", 400)["context_content_jaccard"] for t in ("I", "II", "III")}
     assert jac["I"] > jac["II"] > jac["III"]
     assert jac["III"] < 0.05 and jac["I"] > 0.5

@@ -290,3 +290,19 @@ def test_romanian_candidates_are_frequency_scored_on_their_lemma_not_the_definit
     entry = {"pompier": {"gender": "m", "sg": "pompierul", "pl": "pompierii", "gen_sg": "pompierului",
                          "gen_pl": "pompierilor", "bare_sg": "pompier", "bare_pl": "pompieri"}}
     assert ro.frequency_form(entry) == "pompier" and zipf("pompier", "ro") > 3 > zipf("pompierul", "ro")
+
+
+def test_spanish_plurals_and_genders_agree_with_the_reviewed_lexicon():
+    """On the 643 hand-written Spanish nouns the rules never give a wrong form: they give the
+    plural or None (examen/exámenes), the gender or None (el/la atleta: the article decides)."""
+    nouns = yaml.safe_load((Path(__file__).parents[1] / "builders/agr/lexicons/es.yaml").read_text(encoding="utf-8"))["nouns"]
+    plurals = {k: inflect.plural(k, "es", v["gender"]) for k, v in nouns.items()}
+    genders = {k: inflect.guess_gender(k, "es", {})[0] for k in nouns}
+    assert all(plurals[k] in (None, v["pl"]) for k, v in nouns.items())
+    assert all(genders[k] in (None, v["gender"]) for k, v in nouns.items())
+    assert sum(p is not None for p in plurals.values()) > 600 and sum(g is not None for g in genders.values()) > 400
+    assert [inflect.plural(w, "es") for w in ("camión", "actriz", "joven", "lunes")] == ["camiones", "actrices", None, None]
+    assert inflect.split_article("la pianista", "es") == ("pianista", "f")
+    es = adapter_for(Path("builders/agr/lexicons/es.yaml"), "seeds.letter.alternatives.subject")
+    assert es.make_entry(Candidate("camión", 1.0, {"gender": "m"}))[0] == \
+        {"camión": {"gender": "m", "sg": "camión", "pl": "camiones"}}

@@ -77,7 +77,7 @@ class AgrAdapter(Adapter):
         key = self._key(cand.word)
         if key in self.nouns:
             return {key: self.nouns[key]}, "the lexicon's entry"
-        if self.language not in ("en", "it", "fr"):
+        if self.language not in ("en", "it", "fr", "es"):
             return None, (f"{self.language} noun entries need forms the rules do not make "
                           "(LEXICON.md); add the noun by hand")
         gender, how = cand.hint.get("gender"), "article"

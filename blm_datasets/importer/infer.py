@@ -17,10 +17,11 @@ from builders import morphology, registry
 from blm_datasets.importer import labels as label_table
 from blm_datasets.importer.rows import ReleaseError, SourceFile
 
-LANGUAGES = ("en", "fr", "it", "ro", "de")
+# languages told by their function words: every language of builders/morphology but those told by script
+LANGUAGES = tuple(lang for lang in morphology.LANGUAGES if lang != "he")
 _LANGUAGE_NAMES = {"en": "en", "english": "en", "fr": "fr", "french": "fr", "agrf": "fr", "it": "it",
                    "italian": "it", "agri": "it", "ro": "ro", "romanian": "ro", "de": "de", "german": "de",
-                   "he": "he", "hebrew": "he"}
+                   "es": "es", "spanish": "es", "he": "he", "hebrew": "he"}
 _TYPE = re.compile(r"type[\s_\-]*(iii|ii|i|1|2|3)(?![a-z])", re.I)
 _TYPES = {"i": "I", "1": "I", "ii": "II", "2": "II", "iii": "III", "3": "III"}
 _HEBREW = re.compile(r"[\u0590-\u05ff]")

@@ -2,6 +2,10 @@
 
 Each language module exposes the same small API (``definite``, ``prep_phrase``, ``genitive``,
 ``coordinate``, ``finalize``); lexicons carry the inflected forms the rules cannot predict.
+
+A language exists when its pieces do: ``<code>.py`` here (declaring ``HUNSPELL``, the spell-check
+dictionary, and ``HUNSPELL_PACKAGE``, the Debian package that installs it) and
+``function_words/<code>.txt``. A missing piece is an error that names the file.
 """
 
 from __future__ import annotations
@@ -14,15 +18,25 @@ from pathlib import Path
 from types import ModuleType
 
 _HERE = Path(__file__).parent
-LANGUAGES = ("en", "fr", "it", "ro", "de", "he")
+# the languages whose morphology module is present: adding <code>.py adds the language
+LANGUAGES = tuple(sorted(p.stem for p in _HERE.glob("*.py") if p.stem != "__init__"))
+HUNSPELL_FIELDS = ("HUNSPELL", "HUNSPELL_PACKAGE")
 
 
 @functools.cache
 def language(code: str) -> ModuleType:
     """The morphology module of a language (``builders.morphology.fr`` …)."""
-    if code not in LANGUAGES:
-        raise ValueError(f"no morphology for language {code!r}; known: {', '.join(LANGUAGES)}")
-    return importlib.import_module(f"{__name__}.{code}")
+    path = _HERE / f"{code}.py"
+    if not path.exists():
+        raise ValueError(f"no morphology for language {code!r}: {path} is missing; write it (articles, "
+                         f"prep_phrase, genitive, coordinate, finalize, HUNSPELL) as for {', '.join(LANGUAGES)}")
+    module = importlib.import_module(f"{__name__}.{code}")
+    for name in HUNSPELL_FIELDS:
+        if not isinstance(getattr(module, name, None), str):
+            raise ValueError(f"{path}: no {name} constant: name the spell-check dictionary (HUNSPELL = \"fr_FR\") "
+                             "and its Debian package (HUNSPELL_PACKAGE = \"hunspell-fr\")")
+    function_words(code)  # the lexical-overlap checks need them: a missing list fails here, named
+    return module
 
 
 @functools.cache

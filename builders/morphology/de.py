@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+HUNSPELL = "de_DE"  # spell-check dictionary (builders/spellcheck.py)
+HUNSPELL_PACKAGE = "hunspell-de-de"
+
 NOUN_FIELDS = ("gender", "sg")
 OPTIONAL_NOUN_FIELDS = ("pl", "acc_sg", "dat_sg", "gen_sg", "dat_pl")
 GENDERS = ("m", "f", "n")

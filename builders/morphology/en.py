@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+HUNSPELL = "en_US"  # spell-check dictionary (builders/spellcheck.py)
+HUNSPELL_PACKAGE = "hunspell-en-us"
+
 NOUN_FIELDS = ("sg", "pl")
 GENDERS: tuple[str, ...] = ()
 

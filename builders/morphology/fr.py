@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+HUNSPELL = "fr_FR"  # spell-check dictionary (builders/spellcheck.py)
+HUNSPELL_PACKAGE = "hunspell-fr"
+
 NOUN_FIELDS = ("gender", "sg", "pl")
 GENDERS = ("m", "f")
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+HUNSPELL = "it_IT"  # spell-check dictionary (builders/spellcheck.py)
+HUNSPELL_PACKAGE = "hunspell-it"
+
 NOUN_FIELDS = ("gender", "sg", "pl")
 GENDERS = ("m", "f")
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+HUNSPELL = "ro_RO"  # spell-check dictionary (builders/spellcheck.py)
+HUNSPELL_PACKAGE = "hunspell-ro"
+
 NOUN_FIELDS = ("gender", "sg", "pl", "gen_sg", "gen_pl", "bare_sg", "bare_pl")
 GENDERS = ("m", "f", "n")
 
