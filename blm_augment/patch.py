@@ -9,6 +9,7 @@ phenomenon's own checker and the validator before writing it (atomically).
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -63,14 +64,16 @@ def read(path: Path) -> dict[str, Any]:
 
 def apply(patch_path: Path, lexicon: Path, force: bool = False) -> dict[str, Any]:
     """Merge the accepted proposals into ``lexicon``; returns counts. The lexicon must be the one the
-    patch was made from (its hash), unless ``force`` (e.g. after another patch to the same file)."""
+    patch was made from (its hash), unless ``force`` (e.g. after another patch to the same file). A symlinked
+    lexicon is written through (the real file changes, the link stays)."""
     from builders.locks import locked
 
-    with locked(lexicon, "blm augment --apply"):
-        return _apply_locked(patch_path, Path(lexicon), force)
+    real = Path(os.path.realpath(lexicon))
+    with locked(real, "blm augment --apply"):
+        return _apply_locked(Path(patch_path), Path(lexicon), real, force)
 
 
-def _apply_locked(patch_path: Path, lexicon: Path, force: bool) -> dict[str, Any]:
+def _apply_locked(patch_path: Path, lexicon: Path, real: Path, force: bool) -> dict[str, Any]:
     from builders.atomic import atomic_write_text
 
     patch = read(patch_path)
@@ -80,20 +83,35 @@ def _apply_locked(patch_path: Path, lexicon: Path, force: bool) -> dict[str, Any
                            "re-run blm augment on it, or pass --force to merge into the current file")
     adapter = adapter_for(lexicon, patch["slot"], patch["phenomenon"], text)
     accepted = [p for p in patch["proposals"] if p["accept"]]
-    cands = []
+    cands, seen = [], {}
     for p in accepted:
-        entry = _plain(p["entry"])
-        word = p["word"]
-        if adapter.novelty(word) == "already in the slot":
+        entry, where = _plain(p["entry"]), f"{patch_path}:{getattr(p, 'line', '?')}"
+        key = adapter.entry_key(entry)
+        if key is None:
+            raise AugmentError(f"{where}: proposal {p['word']!r} has entry {entry!r}; an entry is "
+                               f"{adapter.entry_shape}; correct it or set accept: false")
+        if adapter.novelty(key) == "already in the slot":
             continue
-        cands.append(Candidate(word, 0.0, entry=entry))
+        first = seen.get(key.casefold())
+        if first is not None:  # accepted twice (or corrected into another proposal's word)
+            if first[1] != entry:
+                raise AugmentError(f"{where}: proposal {p['word']!r} adds {key!r} again with another entry than "
+                                   f"{first[0]} ({entry!r} vs {first[1]!r}); accept only one of them")
+            continue
+        seen[key.casefold()] = (where, entry)
+        cands.append(Candidate(key, 0.0, entry=entry))
     merged = adapter.edit(text, [c.entry for c in cands])
     failed = adapter.validate(cands)
     if failed:
         word, why = next(iter(failed.items()))
         raise AugmentError(f"{patch_path}: accepted {word!r} fails once merged: {why}; set accept: false or "
                            "correct its entry")
-    atomic_write_text(Path(lexicon), merged)
+    try:  # the whole merged file, through the checker blm generate runs
+        adapter.check(merged)
+    except AugmentError as err:
+        raise AugmentError(f"{patch_path}: the merged lexicon would be refused ({err}); {lexicon} is unchanged; "
+                           "set accept: false on the proposal it names or correct its entry") from None
+    atomic_write_text(real, merged.replace("\n", yaml_edit.line_end(lexicon)))
     return {"accepted": len(accepted), "added": len(cands), "already_present": len(accepted) - len(cands),
             "declined": len(patch["proposals"]) - len(accepted)}
 

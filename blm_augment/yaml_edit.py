@@ -141,6 +141,13 @@ def read(path: Path) -> str:
         raise AugmentError(f"{path}: not UTF-8 text (byte {err.start}); save it as UTF-8") from None
 
 
+def line_end(path: Path) -> str:
+    """The file's line end (``\\r\\n``, ``\\r`` or ``\\n``), so an edit writes the file back as it was; ``read``
+    gives the text with ``\\n`` only."""
+    raw = Path(path).read_bytes()
+    return "\r\n" if b"\r\n" in raw else "\r" if b"\r" in raw else "\n"
+
+
 def safe_load(text: str):
     """The plain data of a YAML text (the edits read what is already there)."""
     return yaml.safe_load(text)

@@ -16,6 +16,7 @@ from builders.base import ImpossibleSize
 from builders.generate import WorkerDied
 from builders.lexicon import LexiconError
 from builders.locks import LockedError
+from builders.spellcheck import SpellcheckUnavailable
 
 _ROOT = Path(__file__).resolve().parent.parent
 _TOOLKIT = tuple(str(_ROOT / p) + os.sep for p in ("blm_cli", "blm_datasets", "blm_models", "blm_eval",
@@ -37,8 +38,9 @@ def raised_by_toolkit(err: BaseException) -> bool:
     return filename.startswith(_TOOLKIT) or filename in _TOOLKIT_FILES
 
 
-def _path_message(err: OSError) -> str:
-    path = err.filename if err.filename is not None else "?"
+def _path_message(err: OSError, target: str | None = None) -> str:
+    # a failed write() names no file: the command's output is where it was writing
+    path = err.filename if err.filename is not None else f"writing {target}" if target else "an output file"
     if isinstance(err, FileNotFoundError):
         return f"no such file or folder: {path}; check the path"
     if isinstance(err, IsADirectoryError):
@@ -52,16 +54,17 @@ def _path_message(err: OSError) -> str:
     return f"{err.strerror or err}: {path}; free some space or choose another --out / --cache-dir"
 
 
-def expected_message(err: BaseException) -> str | None:
-    """The one-line message for an expected error, or None for a bug (shown with its traceback)."""
+def expected_message(err: BaseException, target: str | None = None) -> str | None:
+    """The one-line message for an expected error, or None for a bug (shown with its traceback). ``target``: the
+    command's output (named when an OS error carries no file name)."""
     if isinstance(err, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError)):
-        return _path_message(err)
+        return _path_message(err, target)
     if isinstance(err, OSError) and err.errno in _FULL_DISK:
-        return _path_message(err)
+        return _path_message(err, target)
     if isinstance(err, UnicodeDecodeError):
         return (f"an input file is not UTF-8 text ({err.reason} at byte {err.start}); "
                 "convert it to UTF-8 or check that the right file was given")
-    if isinstance(err, (WorkerDied, LockedError)):
+    if isinstance(err, (WorkerDied, LockedError, SpellcheckUnavailable)):
         return str(err)
     if isinstance(err, ImpossibleSize) and "--size" not in str(err):
         return f"{err}; pass a smaller --size"

@@ -51,10 +51,11 @@ def dash_flags(argv: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one ``blm`` command; returns its exit status."""
-    prog = "blm"
+    prog, target = "blm", None
     try:
         args = build_parser().parse_args(dash_flags(sys.argv[1:] if argv is None else argv))
         prog = f"blm {args.command}"
+        target = next((str(getattr(args, k)) for k in ("out", "output_dir", "lexicon") if getattr(args, k, None)), None)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         if debug():
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 141
     except Exception as err:  # noqa: BLE001 - expected errors become one line, bugs keep their traceback
-        message = expected_message(err)
+        message = expected_message(err, target)
         if message is None:
             raise
         if debug():

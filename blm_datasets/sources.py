@@ -50,11 +50,54 @@ class CacheCorrupt(SourceError):
 
 
 # ------------------------------------------------------------------------------------------ entry point
+REQUIRED_COLUMNS = ("context", "answers", "label", "answer_labels", "answer_error_classes")
+
+
+def check_blm_splits(loaded: Any, where: str) -> Any:
+    """``loaded`` if every split has the BLM columns and every gold ``label`` points into its answer set; else a
+    SourceError naming the split, the column or the first bad row (a foreign dataset, a damaged folder)."""
+    import pyarrow.compute as pc
+
+    for split, data in getattr(loaded, "items", lambda: [])():
+        names = set(data.column_names or ())
+        missing = [c for c in REQUIRED_COLUMNS if c not in names]
+        if missing:
+            raise SourceError(f"{where}: split {split!r} has no {', '.join(repr(c) for c in missing)} column"
+                              f"{'s' if len(missing) > 1 else ''} (it has {', '.join(sorted(names)) or 'none'}); "
+                              "this is not a BLM dataset: give a `blm generate`/`blm export`/`blm import` folder")
+        table = getattr(data, "data", None)
+        if table is None:
+            continue   # streamed: checked row by row where it is read
+        labels = table.column("label")
+        sizes = pc.list_value_length(table.column("answers"))
+        bad = pc.or_kleene(pc.is_null(labels), pc.or_kleene(pc.less(labels, 0), pc.greater_equal(labels, sizes)))
+        bad = pc.fill_null(bad, True)
+        if pc.any(bad).as_py():
+            row = pc.index(bad, True).as_py()
+            raise SourceError(f"{where}: split {split!r} row {row} (id {data[row].get('id', '?')}) has label "
+                              f"{labels[row].as_py()} but {sizes[row].as_py()} answers; the gold label is the "
+                              "0-based position of the correct answer - fix or regenerate the data")
+    return loaded
+
+
 def load_source(source: str | os.PathLike | None = None, config: str | None = None, *, seed: int = 42,
                 size: int | None = None, split_mode: str = "lemma", test_size: float | None = None,
                 sources: Sequence[str] | None = None, num_proc: int | None = None,
                 cache_dir: str | os.PathLike | None = None, progress: bool = False) -> datasets.DatasetDict:
-    """The DatasetDict of ``config`` from ``source`` (see the module docstring for the kinds).
+    """The DatasetDict of ``config`` from ``source`` (see the module docstring for the kinds), its splits checked
+    to be BLM data (``check_blm_splits``).
+    """
+    where = f"{source} ({config})" if source and config else str(source or config)
+    return check_blm_splits(_load_source(source, config, seed=seed, size=size, split_mode=split_mode,
+                                         test_size=test_size, sources=sources, num_proc=num_proc,
+                                         cache_dir=cache_dir, progress=progress), where)
+
+
+def _load_source(source: str | os.PathLike | None = None, config: str | None = None, *, seed: int = 42,
+                 size: int | None = None, split_mode: str = "lemma", test_size: float | None = None,
+                 sources: Sequence[str] | None = None, num_proc: int | None = None,
+                 cache_dir: str | os.PathLike | None = None, progress: bool = False) -> datasets.DatasetDict:
+    """The DatasetDict of ``config`` from ``source``, unchecked.
 
     The generation keywords (seed, size, split_mode, test_size, sources, num_proc, progress: a line and a bar on
     stderr while a config is generated, not when it is read from the cache) apply only to the generated kind;

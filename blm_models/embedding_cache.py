@@ -7,6 +7,7 @@ again; an encoder that produces non-finite embeddings is an error (nothing is wr
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -26,7 +27,7 @@ from builders.atomic import atomic_path
 from builders.digest import code_digest
 
 from .encoders import pool, token_states
-from .errors import CorruptInputError, DataError
+from .errors import CorruptInputError, DataError, UsageError
 
 logger = logging.getLogger(__name__)
 DIGEST_SIZE = 16
@@ -181,7 +182,9 @@ class EmbeddingCache:
             if problem is not None:
                 logger.warning("embedding cache: %s is corrupt (%s); deleted, its sentences are embedded again",
                                shard, problem)
-                shard.unlink(missing_ok=True)  # another process may have deleted it first
+                with contextlib.suppress(OSError):  # another process may have deleted it first; a read-only cache
+                    shard.unlink()
+
                 continue
             for digest, row in zip(tensors["digests"].numpy(), tensors["embeddings"]):
                 index[digest.tobytes()] = row
@@ -226,6 +229,7 @@ class EmbeddingCache:
         if world_size > 1:
             barrier()  # every process has its list of missing sentences before any process writes a shard
         mine = missing[rank::world_size]
+        unwritten: dict[bytes, torch.Tensor] = {}
         if mine:
             vectors = embedder.embed([unique[digest] for digest in mine], progress=progress)
             bad = int((~torch.isfinite(vectors)).any(dim=-1).sum())
@@ -235,11 +239,20 @@ class EmbeddingCache:
                     "weights hold NaN or inf, or it overflows); nothing was cached. Check the encoder's weights, or "
                     "pass another --encoder"
                 )
-            self._write_shard(mine, vectors)
+            try:
+                self._write_shard(mine, vectors)
+            except OSError as err:  # a read-only or full cache: one process goes on without it, several cannot
+                where = f"{self.directory} ({err.strerror or err})"
+                if world_size > 1:
+                    raise UsageError(f"the embedding cache {where} cannot be written, and the processes share "
+                                     "embeddings through it; pass --embedding_cache_dir with a writable folder") from None
+                logger.warning("embedding cache %s cannot be written; the embeddings of this run are kept in memory "
+                               "only (pass --embedding_cache_dir with a writable folder to cache them)", where)
+                unwritten = dict(zip(mine, vectors))
         if world_size > 1:
             barrier()  # every shard is written before any process reads them back
         if missing:
-            index = self._load_index()
+            index = {**self._load_index(), **unwritten}
         lost = [digest for digest in unique if digest not in index]
         if lost:
             raise DataError(

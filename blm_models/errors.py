@@ -7,6 +7,7 @@ into `train.py: error: ...` on stderr and exit status 2; `BLM_DEBUG=1` shows the
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable
@@ -60,9 +61,37 @@ def _raised_in_data_loader(error: BaseException) -> bool:
     return False
 
 
+_WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
+# what safetensors (Rust) writes for the same OS errors: "I/O error: No space left on device (os error 28)"
+_RUST_OS_ERROR = ("os error 28", "os error 122", "os error 30", "os error 13", "no space left", "read-only file system",
+                  "permission denied")
+
+
+def _write_failure(error: BaseException) -> BlmError | None:
+    """A full disk, a quota, a read-only or forbidden folder while writing (an OSError, or safetensors' own
+    SafetensorError saying the same), as one line naming the file."""
+    if isinstance(error, OSError) and error.errno in _WRITE_ERRNOS:
+        what, path = error.strerror or str(error), error.filename
+    elif type(error).__name__ == "SafetensorError" and any(m in str(error).lower() for m in _RUST_OS_ERROR):
+        what, path = str(error).split(": ", 1)[-1], None
+    else:
+        return None
+    return UsageError(f"cannot write {path or 'the checkpoint or output files'}: {what}; free some space or give a "
+                      "writable --output_dir (finished checkpoints are complete; --resume_from_checkpoint continues "
+                      "from the last one)")
+
+
 def translate_known_errors(error: BaseException) -> BlmError | None:
     """The BlmError a library exception stands for, when it is one a user meets rather than a bug: a data-loading
-    worker that died (torch says so, or the pipe to it broke while a batch was in transit)."""
+    worker that died (torch says so, or the pipe to it broke while a batch was in transit), a write that failed
+    (a full disk, a read-only folder)."""
+    cause, seen = error, set()
+    while cause is not None and id(cause) not in seen:  # a library may wrap the OS error in its own
+        seen.add(id(cause))
+        written = _write_failure(cause)
+        if written is not None:
+            return written
+        cause = cause.__cause__ or cause.__context__
     text = str(error)
     died = isinstance(error, RuntimeError) and text.startswith("DataLoader worker")
     broken_pipe = isinstance(error, (ConnectionError, EOFError)) and _raised_in_data_loader(error)
@@ -84,7 +113,7 @@ def report_errors(function: Callable[..., T], *args, program: str = "train.py", 
         if debugging():
             raise
         message = one_line(error)
-    except (RuntimeError, ConnectionError, EOFError) as error:
+    except Exception as error:  # noqa: BLE001 - only the known ones below become a line; the rest keep tracebacks
         translated = translate_known_errors(error)
         if translated is None or debugging():
             raise

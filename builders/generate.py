@@ -24,7 +24,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from builders import registry
+from builders import memory_bound, registry
 from builders.atomic import atomic_path
 from builders.base import ConfigSpec, GeneratorBug, ImpossibleSize, Instance
 from builders.checks import check_record
@@ -99,6 +99,7 @@ def plan_splits(spec: ConfigSpec, opts: Options) -> dict[str, list[Hashable]]:
     gen.configure(spec, opts)
     lemmas = gen.lemmas(spec)
     total = opts.size or gen.default_size(spec)
+    memory_bound.check(spec.name, total, f"--size {opts.size}" if opts.size else f"the default size {total}")
     base = _base_name(spec)
     if opts.split == "random":
         shares = SplitShares(len(lemmas), None, opts.test_size or 0.1)

@@ -99,6 +99,23 @@ class Adapter:
         """{word: why it failed} for candidates whose realised records fail; fills ``examples``."""
         raise NotImplementedError
 
+    entry_shape: str = ""   # what an entry looks like, for the one-line error on a malformed one
+
+    def entry_key(self, entry: Any) -> str | None:
+        """The word an entry adds to the slot (its lexicon key); None when the entry has not the slot's shape."""
+        raise NotImplementedError
+
+    def languages(self) -> list[str]:
+        """The generator languages whose checker must accept the lexicon (the variants of its language)."""
+        return [self.language]
+
+    def check(self, text: str) -> None:
+        """Run the phenomenon's own lexicon checker (the one ``blm generate`` runs) on ``text``; AugmentError
+        with its message when it refuses the file."""
+        for language in self.languages():
+            with self.generator(text, language):
+                pass
+
     def forms(self, entry: Any) -> list[str]:
         """Every word form of an entry (spell-checked)."""
         if isinstance(entry, str):

@@ -69,6 +69,14 @@ class AgrAdapter(Adapter):
             return "already another noun of this seed"
         return None
 
+    entry_shape = "one noun key with its forms (cat: {sg: cat, pl: cats})"
+
+    def entry_key(self, entry: Any) -> str | None:
+        if not (isinstance(entry, dict) and len(entry) == 1):
+            return None
+        ((key, forms),) = entry.items()
+        return key if isinstance(key, str) and key.strip() and isinstance(forms, dict) else None
+
     def _key(self, word: str) -> str:
         """The lexicon key of a word: an existing noun's key when its singular matches, else the word."""
         return next((k for k, v in self.nouns.items() if v.get("sg") == word), word)

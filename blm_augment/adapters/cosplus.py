@@ -53,6 +53,15 @@ class CosPlusAdapter(Adapter):
     def _sg(entry: Any) -> str:
         return entry if isinstance(entry, str) else entry.get("sg", "")
 
+    entry_shape = "a word (butter) or a mapping with its singular (sg: burro, gender: m)"
+
+    def entry_key(self, entry: Any) -> str | None:
+        key = entry if isinstance(entry, str) else entry.get("sg") if isinstance(entry, dict) else None
+        return key if isinstance(key, str) and key.strip() else None
+
+    def languages(self) -> list[str]:
+        return self._variants()
+
     def _variants(self, gender: str | None = None) -> list[str]:
         """Generator languages to check: de-mix, and de-case for a masculine noun; else the language."""
         from builders.cosplus.generator import CosPlusGenerator

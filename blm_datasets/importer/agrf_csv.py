@@ -8,12 +8,10 @@ its content, so a file that writes labels before booleans reads the same (noted 
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from pathlib import Path
 
-from blm_datasets.importer.cells import parse_bool, read_text
+from blm_datasets.importer.cells import parse_bool, read_text, table
 from blm_datasets.importer.rows import Problem, ReleasedRow, ReleaseError, SourceFile
 
 CONTEXT_SIZE = 7
@@ -28,10 +26,9 @@ def looks_like(first_line: str) -> bool:
 def read(path: Path, encoding: str = "utf-8") -> SourceFile:
     """Read an early BLM-AgrF CSV; a header that does not fit 7 + 3k columns is an error."""
     text = read_text(path, encoding)
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-    except StopIteration:
+    records = table(path, text, ",")
+    header = next(records, (1, None))[1]
+    if header is None:
         raise ReleaseError(f"{path}: the file is empty; give a BLM-AgrF CSV with its header and rows") from None
     numbers = [c.strip() for c in header[1:]]
     if numbers != [str(i) for i in range(len(numbers))]:
@@ -42,12 +39,7 @@ def read(path: Path, encoding: str = "utf-8") -> SourceFile:
         raise ReleaseError(f"{path}:1: {len(numbers)} data columns do not split into {CONTEXT_SIZE} context "
                            "sentences plus k answers, k booleans and k labels; check that this is a BLM-AgrF file")
     source = SourceFile(path, "agrf-csv", [], answer_columns=k)
-    rows: list[tuple[int, list[str]]] = []
-    line = 1
-    for cells in reader:
-        start, line = line + 1, reader.line_num
-        if any(c.strip() for c in cells):
-            rows.append((start, cells))
+    rows = [(start, cells) for start, cells in records if any(c.strip() for c in cells)]
     order = _block_order(rows, k)
     if order == "labels-first":
         source.notes.append("labels come before the booleans in this file")

@@ -101,7 +101,7 @@ class ImportResult:
 
 
 def _overrides(opts: ImportOptions) -> dict[str, label_table.Entry]:
-    return dict(label_table.parse_override(text) for text in opts.labels)
+    return label_table.parse_overrides(opts.labels)
 
 
 # ------------------------------------------------------------------------------------------ rows -> items
@@ -331,6 +331,7 @@ def build(srcs: list[str], opts: ImportOptions = ImportOptions()) -> ImportResul
         raise ReleaseError(first + (f" [{len(failed) - 1} more files not imported]" if len(failed) > 1 else ""))
     configs, config_reports = {}, {}
     for name, parts in by_config.items():
+        parts = _across_files(parts, opts)
         try:
             splits, described = _assign_splits(name, parts, opts)
             if not any(splits.values()):
@@ -358,7 +359,7 @@ def _file(source: SourceFile, opts: ImportOptions, overrides: dict[str, label_ta
     """One file read into items with its report; a ReleaseError says why the file cannot be imported."""
     if not source.rows:
         raise ReleaseError(f"{source.path}: no rows (only a header); give the file with its data rows")
-    meta = infer(source, opts.phenomenon, opts.language, opts.variant, opts.lexical_type)
+    meta = infer(source, opts.phenomenon, opts.language, opts.variant, opts.lexical_type, overrides)
     report = FileReport(str(source.path), source.format, meta.config, len(source.rows), notes=list(source.notes),
                         inferred={k: f"{getattr(meta, k)} ({how})" for k, how in meta.how.items()})
     items = _items(source, meta, opts, overrides, report)
@@ -367,6 +368,35 @@ def _file(source: SourceFile, opts: ImportOptions, overrides: dict[str, label_ta
         items = _repair(items, opts, report)
     report.kept = len(items)
     return meta, report, items
+
+
+def _across_files(parts: list[tuple[SourceFile, FileReport, list[Item]]], opts: ImportOptions
+                  ) -> list[tuple[SourceFile, FileReport, list[Item]]]:
+    """Instances of a config's file that repeat one of an earlier file of the same config: a duplicate_instances
+    defect of the later file (``repeats FILE:LINE``), removed by ``--repair``."""
+    first: dict[tuple, tuple[SourceFile, str]] = {}
+    out = []
+    for source, report, items in parts:
+        finding, kept = defects.Finding(), []
+        for item in items:
+            key = item.row.key()
+            seen = first.setdefault(key, (source, item.row.where))
+            if seen[0] is not source:
+                finding.add(f"{item.row.where} (repeats {seen[1]})", f"repeats a row of {seen[0].path.name}")
+                if opts.repair:
+                    continue
+            kept.append(item)
+        if finding.count:
+            old = report.defects.get("duplicate_instances", {"count": 0, "detail": {}, "examples": []})
+            report.defects["duplicate_instances"] = {
+                "count": old["count"] + finding.count, "detail": {**old["detail"], **finding.as_dict()["detail"]},
+                "examples": (old["examples"] + finding.examples)[:defects.MAX_EXAMPLES]}
+            if opts.repair:
+                report.repairs["instances_removed"] = report.repairs.get("instances_removed", 0) + finding.count
+                report.repairs["rows_shuffled"] = len(kept)
+                report.kept = len(kept)
+        out.append((source, report, kept))
+    return out
 
 
 def _once(sources: list[SourceFile]) -> tuple[list[SourceFile], list[dict[str, str]]]:

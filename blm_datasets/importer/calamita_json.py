@@ -24,12 +24,15 @@ def load_json(path: Path, encoding: str = "utf-8") -> Any:
     text = read_text(path, encoding)
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ReleaseError(f"{path}: the JSON is nested deeper than a reader can follow (a release is a list of "
+                           "flat objects); check that this is a BLM release file") from None
     except json.JSONDecodeError as err:
         lines = [line for line in text.splitlines() if line.strip()]
         if len(lines) > 1 and lines[0].lstrip().startswith("{"):
             try:
                 return [json.loads(line) for line in lines]
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 pass
         raise ReleaseError(f"{path}:{err.lineno}: not valid JSON ({err.msg} at column {err.colno}); "
                            "fix the file or re-export it") from None

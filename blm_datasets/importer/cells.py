@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import ast
 import codecs
+import contextlib
+import csv
+import io
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from blm_datasets.importer.rows import ReleaseError
 
+MAX_CELL = 128 * 1024   # characters in one table cell: a BLM cell is a sentence or a chunk list, a few KiB at most
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_PANDAS_QUOTED = re.compile(r'^"((?:[^"]|"")*)"$', re.S)
+_BOMS = {codecs.BOM_UTF32_LE: "utf-32", codecs.BOM_UTF32_BE: "utf-32",   # UTF-32 first: its LE mark starts
+         codecs.BOM_UTF16_LE: "utf-16", codecs.BOM_UTF16_BE: "utf-16"}    # with the UTF-16 LE one
 _TRUE = {"true", "1", "1.0", "yes", "t"}
 _FALSE = {"false", "0", "0.0", "no", "f"}
 
@@ -29,14 +39,93 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
     if name == "utf-8":
         encoding = "utf-8-sig"
     try:
-        return data.decode(encoding)
+        return data.decode(encoding).removeprefix("\ufeff")
     except UnicodeDecodeError as err:
+        bom = next((enc for mark, enc in _BOMS.items() if data.startswith(mark)), None)
+        if bom and not name.startswith(bom):
+            raise ReleaseError(f"{path}:1: the file starts with a {bom.upper()} byte-order mark, so it is not {name} "
+                               f"text; pass --encoding {bom}") from None
         line = data.count(b"\n", 0, err.start) + 1
         column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
         raise ReleaseError(
             f"{path}:{line}: not {name} text (byte 0x{data[err.start]:02x} at column {column}: {err.reason}); "
             f"convert the file to UTF-8, or pass --encoding (e.g. --encoding latin-1) if it is in another "
             f"encoding") from None
+
+
+def head_line(path: Path, encoding: str = "utf-8") -> str:
+    """The first line of the file in ``encoding`` (read from its first 64 KiB; undecodable bytes replaced), for
+    telling formats apart."""
+    try:
+        decoder = codecs.getincrementaldecoder("utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding)
+    except LookupError:
+        decoder = codecs.getincrementaldecoder("utf-8-sig")   # read_text names the bad --encoding
+    with open(path, "rb") as handle:
+        data = handle.read(1 << 16)
+    bom = next((enc for mark, enc in _BOMS.items() if data.startswith(mark)), None)
+    if bom and not codecs.lookup(encoding if encoding else "utf-8").name.startswith(bom):
+        raise ReleaseError(f"{path}:1: the file starts with a {bom.upper()} byte-order mark; pass --encoding {bom}")
+    text = decoder(errors="replace").decode(data)
+    return first_line(text.removeprefix("\ufeff"))
+
+
+def first_line(text: str) -> str:
+    """The first line of ``text`` whatever its line ends (LF, CRLF or CR only)."""
+    return _LINE_END.split(text, 1)[0]
+
+
+def table(path: Path, text: str, delimiter: str, notes: list[str] | None = None
+          ) -> Iterator[tuple[int, list[str]]]:
+    """(line where the record starts, cells) for every record of a delimited text, the header first, blank lines as
+    ``[]``; any line end. Cell text is kept as written: a tab-separated file is read without quoting (a cell
+    ``"so"`` keeps its quotes), except a cell a CSV writer quoted (wholly quoted, inner quotes doubled, and holding a
+    quote it had to escape), which is unquoted; a comma-separated one with the CSV quoting rules, strictly. A lone
+    quote or a cell over MAX_CELL characters is a ReleaseError naming the line. ``notes`` gets how many cells were
+    unquoted."""
+    tabbed = delimiter == "\t"
+    options = {"quoting": csv.QUOTE_NONE} if tabbed else {"strict": True}
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, **options)
+    start, unquoted = 1, 0
+    with _field_limit(MAX_CELL):
+        while True:
+            try:
+                cells = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as err:
+                if "field limit" in str(err):
+                    raise ReleaseError(f"{path}:{start}: a cell is longer than {MAX_CELL // 1024} KiB, the most a "
+                                       "release cell may hold (a sentence or a chunk list); is a quote left open? "
+                                       "fix the cell") from None
+                raise ReleaseError(f"{path}:{start}: the cells' quotes do not close ({err}); a cell holding a "
+                                   'quote must be wholly quoted with the quote doubled ("say ""so""") - fix the '
+                                   "row") from None
+            if tabbed:
+                plain = [_unquoted(c) for c in cells]
+                unquoted += sum(a != b for a, b in zip(plain, cells))
+                cells = plain
+            yield start, cells
+            start = reader.line_num + 1
+    if unquoted and notes is not None:
+        notes.append(f"{unquoted} cell{'s' if unquoted > 1 else ''} written CSV-quoted (\"…\"\"…\"\"…\") read "
+                     "unquoted; every other cell as written")
+
+
+def _unquoted(cell: str) -> str:
+    """A cell a CSV writer quoted because it holds a quote (say ""so"" in quotes) unquoted; any other as it is."""
+    match = _PANDAS_QUOTED.match(cell)
+    if match and '""' in match.group(1):
+        return match.group(1).replace('""', '"')
+    return cell
+
+
+@contextlib.contextmanager
+def _field_limit(limit: int) -> Iterator[None]:
+    saved = csv.field_size_limit(limit)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(saved)
 
 
 def parse_bool(text: str) -> bool | None:

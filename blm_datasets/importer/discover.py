@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blm_datasets.importer import agrf_csv, calamita_json, fourdev, split_files
-from blm_datasets.importer.cells import squash_spaces
+from blm_datasets.importer.cells import head_line, squash_spaces
 from blm_datasets.importer.rows import ReleaseError, ReleasedRow, SourceFile
 
 TABLE_SUFFIXES = {".csv", ".tsv", ".txt", ".tab", ""}
@@ -28,11 +28,6 @@ class Discovered:
     notes: list[str] = field(default_factory=list)
     inputs: list[Path] = field(default_factory=list)      # every file read (data, split folders, split_info)
     failed: list[tuple[Path, str]] = field(default_factory=list)   # release files that could not be read, and why
-
-
-def _first_line(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return handle.readline(1 << 16).decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
 
 
 def _files(srcs: list[str]) -> list[tuple[Path, bool]]:
@@ -74,7 +69,7 @@ def read_file(path: Path, encoding: str, named: bool = True) -> SourceFile | str
         return "JSON, but not the CALAMITA layout (a list of objects with Context and Answer_set)"
     if path.suffix.lower() not in TABLE_SUFFIXES:
         return f"not a table or JSON file ({path.suffix})"
-    first = _first_line(path)
+    first = head_line(path, encoding)
     if fourdev.looks_like(first):
         return fourdev.read(path, encoding)
     if agrf_csv.looks_like(first):

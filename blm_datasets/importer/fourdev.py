@@ -12,14 +12,12 @@ the column and why the rows do not settle it.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections import defaultdict
 from pathlib import Path
 
 from blm_datasets.importer import header_repair
-from blm_datasets.importer.cells import parse_bool, parse_list, read_text
+from blm_datasets.importer.cells import first_line, parse_bool, parse_list, read_text, table
 from blm_datasets.importer.rows import Problem, ReleasedRow, ReleaseError, SourceFile
 
 # normalised header name -> series kind
@@ -114,16 +112,13 @@ def _number(path: Path, series: str, entries: list[tuple[int, int]], size: int, 
 def read(path: Path, encoding: str = "utf-8") -> SourceFile:
     """Read a 4dev file; structural problems raise, row problems are attached to their rows."""
     text = read_text(path, encoding)
-    first = text.split("\n", 1)[0]
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(first))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise ReleaseError(f"{path}: the file is empty; give a 4dev file with a header and rows") from None
     notes: list[str] = []
-    rows, blank, line = [], 0, 1
-    for cells in reader:
-        start, line = line + 1, reader.line_num
+    records = table(path, text, _delimiter(first_line(text)), notes)
+    header = next(records, (1, None))[1]
+    if header is None:
+        raise ReleaseError(f"{path}: the file is empty; give a 4dev file with a header and rows")
+    rows, blank = [], 0
+    for start, cells in records:
         if not any(c.strip() for c in cells):
             blank += 1
             continue

@@ -98,11 +98,11 @@ def _usable(source: SourceFile):
     return [r for r in source.rows if r.problem is None]
 
 
-def infer_phenomenon(source: SourceFile, flag: str | None) -> tuple[str, str]:
+def infer_phenomenon(source: SourceFile, flag: str | None, overrides=None) -> tuple[str, str]:
     if flag:
         return registry.check_phenomenon(flag), "--phenomenon"
     names = {name for r in _usable(source) for name in r.labels}
-    by_labels = label_table.phenomena_with(names)
+    by_labels = label_table.phenomena_with(names, overrides)
     by_path = phenomena_in_path(source.path)
     if len(by_labels) == 1:
         return by_labels[0], "labels"
@@ -113,6 +113,12 @@ def infer_phenomenon(source: SourceFile, flag: str | None) -> tuple[str, str]:
         guess = _cos_or_od(source)
         if guess:
             return guess, "gold answer pattern"
+    unknown = label_table.unknown_names(names, overrides)
+    if unknown:  # names no table knows: the phenomenon is the user's to say, and the names need --label
+        raise ReleaseError(f"{source.path}: labels {', '.join(repr(n) for n in unknown[:5])} are in no phenomenon's "
+                           f"table, so the phenomenon cannot be told from them; pass --phenomenon "
+                           f"({' or '.join(by_path or registry.available())}) and map each with --label "
+                           f"'{unknown[0]}=LABEL:CLASS'")
     shown = ", ".join(sorted(names)[:8]) or "none"
     options = " or ".join(by_labels or registry.available())
     raise ReleaseError(f"{source.path}: cannot tell the phenomenon (labels: {shown}; path: "
@@ -253,10 +259,10 @@ def _spread(context: list[str], iso: str) -> float:
 
 
 def infer(source: SourceFile, phenomenon: str | None = None, language: str | None = None,
-          variant: str | None = None, lexical_type: str | None = None) -> FileMeta:
-    """Everything the config name needs, with what decided each value."""
+          variant: str | None = None, lexical_type: str | None = None, overrides=None) -> FileMeta:
+    """Everything the config name needs, with what decided each value (``overrides``: the ``--label`` mappings)."""
     meta = FileMeta("", "", "")
-    meta.phenomenon, meta.how["phenomenon"] = infer_phenomenon(source, phenomenon)
+    meta.phenomenon, meta.how["phenomenon"] = infer_phenomenon(source, phenomenon, overrides)
     meta.language, meta.how["language"] = infer_language(source, meta.phenomenon, language)
     meta.variant, how = infer_variant(source, meta.phenomenon, variant)
     if how:

@@ -147,23 +147,64 @@ def is_empty_name(name: str) -> bool:
     return name.strip() in EMPTY_NAMES
 
 
+def known_labels(phenomenon: str | None = None) -> set[str]:
+    """The toolkit labels the table gives (one phenomenon's, or every phenomenon's), gold aside."""
+    tables = [t for p, t in TABLE.items() if phenomenon in (None, p)]
+    tables += [t for (p, _), t in BY_FORMAT.items() if phenomenon in (None, p)]
+    out = {label for table in tables for entry in table.values() for label in entry.labels}
+    if phenomenon in (None, "cosplus"):
+        out |= {label for by_class in _COSPLUS_BY_CLASS.values() for label in by_class.values()}
+    return out
+
+
 def parse_override(text: str) -> tuple[str, Entry]:
-    """``NAME=LABEL:CLASS`` (``--label``) as (canonical name, entry); a bad one says what is expected."""
+    """``NAME=LABEL:CLASS`` (``--label``) as (canonical name, entry); a bad one says what is expected. LABEL must be
+    a label the toolkit knows (the gold label only with class CORRECT)."""
     name, sep, target = text.partition("=")
     label, sep2, cls = target.rpartition(":")
-    if not (sep and sep2 and name.strip() and label.strip()) or cls.strip().upper() not in ERROR_CLASSES:
+    label, cls = label.strip(), cls.strip().upper()
+    if not (sep and sep2 and name.strip() and label) or cls not in ERROR_CLASSES:
         raise ReleaseError(f"--label {text!r}: expected RELEASED=LABEL:CLASS with CLASS one of "
                            f"{', '.join(ERROR_CLASSES)}, e.g. --label 'mis_num=WNA:SEQUENCE'")
-    return canonical(name), Entry((label.strip(),), cls.strip().upper(), "--label")
+    if (label == GOLD_LABEL) != (cls == "CORRECT"):
+        raise ReleaseError(f"--label {text!r}: the gold answer is {GOLD_LABEL}:CORRECT and only it; a distractor "
+                           f"needs a distractor label and class SEQUENCE or GRAMMAR (another {GOLD_LABEL} would give "
+                           "a row two gold answers)")
+    if label != GOLD_LABEL and label not in known_labels():
+        raise ReleaseError(f"--label {text!r}: {label!r} is no label the toolkit knows (known: "
+                           f"{', '.join(sorted(known_labels()))}); give one of these")
+    return canonical(name), Entry((label,), cls, "--label")
 
 
-def phenomena_with(names: set[str]) -> list[str]:
-    """Phenomena whose table knows every released name in ``names`` (gold and empty names aside)."""
+def parse_overrides(texts: list[str] | tuple[str, ...]) -> dict[str, Entry]:
+    """Every ``--label``; the same released name mapped twice, differently, is refused."""
+    out: dict[str, tuple[str, Entry]] = {}
+    for text in texts:
+        key, entry = parse_override(text)
+        if key in out and out[key][1] != entry:
+            raise ReleaseError(f"--label {text!r}: {key!r} is already mapped by --label {out[key][0]!r}; "
+                               "give one mapping per released name")
+        out[key] = (text, entry)
+    return {key: entry for key, (_, entry) in out.items()}
+
+
+def phenomena_with(names: set[str], overrides: dict[str, Entry] | None = None) -> list[str]:
+    """Phenomena whose table knows every released name in ``names`` (gold and empty names and the names a
+    ``--label`` maps aside); with every name mapped, the phenomena whose labels include the mapped ones."""
+    overrides = overrides or {}
     keys = {canonical(n) for n in names if not is_gold_name(n) and not is_empty_name(n)}
+    mapped = {overrides[k].labels[0] for k in keys if k in overrides} - {GOLD_LABEL}
+    keys -= set(overrides)
     if not keys:
-        return []
+        return [p for p in TABLE if mapped and mapped <= known_labels(p)]
     return [p for p, table in TABLE.items()
             if keys <= set(table) or (p == "cosplus" and keys <= {"GRAMMAR", "SEQUENCE"})]
+
+
+def unknown_names(names: set[str], overrides: dict[str, Entry] | None = None) -> list[str]:
+    """The released names no phenomenon's table (nor a ``--label``) knows."""
+    everything = {k for table in TABLE.values() for k in table} | {"GRAMMAR", "SEQUENCE"} | set(overrides or {})
+    return sorted(n for n in names if not is_gold_name(n) and not is_empty_name(n) and canonical(n) not in everything)
 
 
 def map_labels(names: list[str], gold: int, phenomenon: str, template: str, overrides: dict[str, Entry],
@@ -194,6 +235,10 @@ def map_labels(names: list[str], gold: int, phenomenon: str, template: str, over
             raise ReleaseError(
                 f"{where}: column {columns[i]}: {what} for {phenomenon} (known: {known}; gold: "
                 f"{'/'.join(GOLD_NAMES)}); map it with --label '{name or 'NAME'}=LABEL:CLASS' or fix the file")
+        if entry.source == "--label" and entry.labels[0] not in known_labels(phenomenon) | {GOLD_LABEL}:
+            raise ReleaseError(f"--label {name}={entry.labels[0]}:{entry.error_class}: {entry.labels[0]!r} is not a "
+                               f"{phenomenon} label (known: {', '.join(sorted(known_labels(phenomenon)))}); map "
+                               "the name to one of these")
         cls = entry.class_for(template)
         if cls is None:
             raise ReleaseError(f"{where}: column {columns[i]}: label {name!r} has a class only for templates "

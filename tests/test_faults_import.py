@@ -1,0 +1,150 @@
+"""blm import under faults: cell text kept as written (quotes in TSV cells), lone quotes and oversized cells as
+one line with file:line, --encoding honoured, CR-only line ends, rows repeated across files, --label targets
+checked, and JSON nested too deep."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from blm_cli.main import main
+from blm_datasets.importer import ImportOptions, ReleaseError, build
+from blm_datasets.importer.cells import MAX_CELL
+
+AGR = Path(__file__).parent / "fixtures" / "release" / "agr" / "BLMagr4dev_type_I.csv"
+NAME = "BLMagr4dev_type_I.tsv"
+
+
+def _table() -> list[list[str]]:
+    return [line.split("\t") for line in AGR.read_text(encoding="utf-8").split("\n") if line]
+
+
+def _write(path: Path, table: list[list[str]], newline: str = "\n", encoding: str = "utf-8") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((newline.join("\t".join(row) for row in table) + newline).encode(encoding))
+    return path
+
+
+def _records(result) -> list[dict]:
+    return [r for splits in result.configs.values() for rows in splits.values() for r in rows]
+
+
+def _one_line(capsys, *argv) -> str:
+    assert main(list(argv)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("blm import: error: ") and err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def test_a_tsv_cell_keeps_its_quotes_and_a_csv_quoted_cell_is_unquoted_with_a_note(tmp_path):
+    table = _table()
+    sent = table[0].index("Sent_1")
+    table[1][sent] = '"Hélas" ' + table[1][sent]           # a quote at the start of a cell, as written
+    table[2][sent] = '"Il dit ""oui"" ."'                  # what a CSV writer makes of: Il dit "oui" .
+    table[3][sent] = '"Le chat dort'                       # a lone quote
+    result = build([str(_write(tmp_path / NAME, table))])
+    contexts = [r["context"][0] for r in _records(result)]
+    assert len(contexts) == 12
+    assert any(c.startswith('"Hélas" ') for c in contexts) and '"Le chat dort' in contexts
+    assert 'Il dit "oui" .' in contexts
+    assert any("1 cell written CSV-quoted" in note for f in result.files for note in f.notes)
+
+
+def test_a_lone_quote_in_a_csv_is_one_line_naming_the_line(tmp_path, capsys):
+    table = _table()
+    table[3][1] = '"Le chat dort'
+    path = tmp_path / "BLMagr4dev_type_I.csv"
+    path.write_text("\n".join(",".join(row) for row in table) + "\n", encoding="utf-8")
+    err = _one_line(capsys, "import", str(path), "--dry-run")
+    assert f"{path}:4: the cells' quotes do not close" in err
+
+
+def test_a_cell_over_the_limit_is_one_line_naming_the_line(tmp_path, capsys):
+    table = _table()
+    table[4][1] = "mot " * (MAX_CELL // 4 + 1)
+    path = _write(tmp_path / NAME, table)
+    err = _one_line(capsys, "import", str(path), "--dry-run")
+    assert f"{path}:5: a cell is longer than 128 KiB" in err
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "cp1252"])
+def test_the_encoding_flag_is_honoured_once_the_format_is_detected(tmp_path, encoding):
+    table = _table()
+    table[1][1] = table[1][1].replace("e", "é", 1)
+    path = _write(tmp_path / NAME, table, encoding=encoding)
+    plain = build([str(_write(tmp_path / "utf8" / NAME, table))])
+    assert _records(build([str(path)], ImportOptions(encoding=encoding))) == _records(plain)
+
+
+def test_a_utf16_file_without_the_flag_says_which_encoding(tmp_path, capsys):
+    path = _write(tmp_path / NAME, _table(), encoding="utf-16")
+    err = _one_line(capsys, "import", str(path), "--dry-run")
+    assert "UTF-16 byte-order mark; pass --encoding utf-16" in err
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_any_line_end_reads_the_same_rows(tmp_path, newline):
+    plain = _records(build([str(_write(tmp_path / "lf" / NAME, _table()))]))
+    other = build([str(_write(tmp_path / NAME, _table(), newline=newline))])
+    assert _records(other) == plain
+
+
+def test_rows_repeated_across_files_are_a_defect_and_repair_removes_them(tmp_path):
+    table = _table()
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part1.tsv", [table[0]] + table[1:8])
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part2.tsv", [table[0]] + table[5:13])   # rows 5-7 in both
+    found = build([str(tmp_path / "rel")])
+    second = next(f for f in found.files if f.path.endswith("part2.tsv"))
+    assert second.defects["duplicate_instances"]["count"] == 3
+    assert "part1.tsv" in second.defects["duplicate_instances"]["examples"][0]
+    repaired = build([str(tmp_path / "rel")], ImportOptions(repair=True))
+    keys = [(tuple(r["context"]), tuple(sorted(r["answers"]))) for r in _records(repaired)]
+    assert len(keys) == len(set(keys)) == 12
+    assert next(f for f in repaired.files if f.path.endswith("part2.tsv")).repairs["instances_removed"] == 3
+
+
+@pytest.mark.parametrize("label, message", [
+    ("mis_num=NOPE:SEQUENCE", "'NOPE' is no label the toolkit knows"),
+    ("mis_num=Correct:GRAMMAR", "the gold answer is Correct:CORRECT and only it"),
+    ("mis_num=WNA:CORRECT", "the gold answer is Correct:CORRECT and only it"),
+    ("mis_num=SSM-1:SEQUENCE", "'SSM-1' is not a agr label"),
+])
+def test_a_label_target_the_toolkit_does_not_have_is_refused(capsys, label, message):
+    err = _one_line(capsys, "import", str(AGR), "--dry-run", "--label", label)
+    assert message in err
+
+
+def test_one_name_mapped_twice_differently_is_refused(capsys):
+    err = _one_line(capsys, "import", str(AGR), "--dry-run", "--label", "x=WNA:SEQUENCE", "--label", "x=WN1:SEQUENCE")
+    assert "'X' is already mapped" in err or "is already mapped" in err
+
+
+def test_unknown_labels_say_to_use_label_and_the_label_fix_works(tmp_path, capsys):
+    table = _table()
+    columns = [i for i, name in enumerate(table[0]) if name.startswith("Answer_label")]
+    for row in table[1:]:
+        for i in columns:
+            if row[i] not in ("True", "Correct"):
+                row[i] = "zz_" + row[i]
+    path = _write(tmp_path / "release_typeI.tsv", table)       # no phenomenon in the path
+    err = _one_line(capsys, "import", str(path), "--dry-run")
+    assert "are in no phenomenon's table" in err and "--label 'zz_" in err
+    names = {"zz_agreement_error_V": "AEV:GRAMMAR", "zz_agreement_error_N1": "AEN1:GRAMMAR",
+             "zz_agreement_error_N2": "AEN2:GRAMMAR", "zz_N1_alter": "WN1:SEQUENCE", "zz_N2_alter": "WN2:SEQUENCE",
+             "zz_coordination": "Coord:SEQUENCE", "zz_mis_num": "WNA:SEQUENCE"}
+    labels = tuple(f"{k}={v}" for k, v in names.items())
+    result = build([str(path)], ImportOptions(labels=labels))   # the documented fix, without --phenomenon
+    assert list(result.configs) == ["agr_fr_typeI"] and len(_records(result)) == 12
+
+
+def test_json_nested_too_deep_is_one_line(tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100000 + "]" * 100000, encoding="utf-8")
+    err = _one_line(capsys, "import", str(path), "--dry-run")
+    assert "nested deeper than a reader can follow" in err
+    lines = tmp_path / "deep_lines.json"
+    lines.write_text(json.dumps({"Context": []}) + "\n" + "[" * 100000 + "]" * 100000 + "\n", encoding="utf-8")
+    assert main(["import", str(lines), "--dry-run"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
