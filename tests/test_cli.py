@@ -8,7 +8,7 @@ from blm_cli.main import main
 def test_list_prints_one_name_per_line(capsys):
     assert main(["list", "--phenomenon", "agr"]) == 0
     lines = capsys.readouterr().out.split()
-    assert len(lines) == 24 and "agr_en_typeI" in lines
+    assert len(lines) == 30 and "agr_es_typeIII_balanced" in lines  # en es fr it ro × 3 types × paper/balanced
 
 
 def test_validate_passes_and_reports_counts(capsys):
