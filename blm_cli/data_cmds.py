@@ -188,10 +188,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise ValueError(f"--index {args.index} is out of range: the {args.split_name} split of {args.name} has "
                          f"{len(rows)} instances (0 to {len(rows) - 1})")
     row = rows[args.index]
-    print(f"{row['id']}  {row['phenomenon']} {row['language']} type {row['lexical_type']} "
-          f"template={row['template']} lemma={row['lemma']}")
-    print("Context:")
-    for i, (sent, pattern) in enumerate(zip(row["context"], row["context_patterns"]), 1):
+    meta = {k: row.get(k, "?") for k in ("id", "phenomenon", "language", "lexical_type", "template", "lemma")}
+    print(f"{meta['id']}  {meta['phenomenon']} {meta['language']} type {meta['lexical_type']} "
+          f"template={meta['template']} lemma={meta['lemma']}")
+    print("Context:")  # the BLM columns are checked by the loader; the descriptive ones may be absent (imports)
+    patterns = row.get("context_patterns") or [""] * len(row["context"])
+    for i, (sent, pattern) in enumerate(zip(row["context"], patterns), 1):
         print(f"  {i}. {sent}\n       {pattern}")
     print("Answers:")
     for i, (ans, lab, cls) in enumerate(zip(row["answers"], row["answer_labels"], row["answer_error_classes"])):

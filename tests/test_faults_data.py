@@ -84,3 +84,16 @@ def test_a_read_only_embedding_cache_embeds_in_memory(tmp_path, monkeypatch):
     table, stats = cache.embed(["a", "b", "a"], Embedder(), progress=False)
     assert table.shape == (3, 4) and stats["computed"] == 2
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_full_disk_without_a_file_name_names_the_commands_output(tmp_path, monkeypatch, capsys):
+    from blm_cli import export_cmds
+    from blm_cli.main import main
+
+    def full(args):
+        raise OSError(errno.ENOSPC, "No space left on device")   # what a failed write() raises: no file name
+    monkeypatch.setattr(export_cmds, "cmd_export", full)
+    out = tmp_path / "export"
+    assert main(["export", "agr_en_typeI", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left" in err and f"writing {out}" in err and ": ?" not in err
