@@ -20,6 +20,7 @@ from builders.atomic import atomic_write_text
 
 SITE_TEMPLATES = Path(__file__).with_name("browse_site")
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
+NOTES = re.compile(r"\[[^\]]*\]|\|")
 
 
 class BrowseError(ValueError):
@@ -27,36 +28,45 @@ class BrowseError(ValueError):
 
 
 # ------------------------------------------------------------------------------------------- the matrix
+def pattern_slots(pattern: str) -> list[str]:
+    """The slots of a pattern, without bracketed notes (``[can]``) and ``|`` separators."""
+    return NOTES.sub(" ", pattern).split()
+
+
 def matrix_rows(patterns: list[str], chunks: list[list[str]]) -> tuple[list[str], list[dict]]:
-    """The context as aligned columns: a column per pattern slot (``NP`` of ``NP-pl``), in the order slots first
-    appear; each row holds its chunks under their slots and the slots whose attribute (``pl``) differs from the row
-    above, or that the row above lacks, are marked. Rows whose pattern does not name one slot per chunk keep their
-    chunks in order (columns named by position)."""
-    columns: list[str] = []
-    keyed = []
-    for pattern, row in zip(patterns, chunks):
-        slots = pattern.split()
-        if len(slots) != len(row):
-            slots = [f"#{i + 1}" for i in range(len(row))]
-        keys = [s.split("-", 1)[0] if "-" in s else s for s in slots]
-        attrs = [s.split("-", 1)[1] if "-" in s else "" for s in slots]
-        if len(set(keys)) != len(keys):
-            keys = [f"#{i + 1}" for i in range(len(row))]
-        at = 0
-        for key in keys:  # insert an unseen slot after the last known slot of this row
-            if key in columns:
-                at = columns.index(key) + 1
-            else:
-                columns.insert(at, key)
-                at += 1
-        keyed.append(dict(zip(keys, zip(row, attrs))))
-    rows, previous = [], None
-    for pattern, cells in zip(patterns, keyed):
-        changed = [j for j, key in enumerate(columns) if key in cells and previous is not None
-                   and (key not in previous or previous[key][1] != cells[key][1])]
-        rows.append({"p": pattern, "c": [cells[key][0] if key in cells else None for key in columns], "h": changed})
-        previous = cells
-    return columns, rows
+    """The context as aligned columns and, per row, the columns to highlight.
+
+    When every row's pattern names one slot per chunk and no slot category twice (agreement: ``NP-pl PP1-sg
+    VP-pl``), there is a column per category (``NP``), in the order categories first appear, and a cell is marked
+    where its attribute (``pl``) differs from the row above or the row above lacks the slot. Otherwise the chunks
+    keep their positions, and a cell is marked where its slot (``NP-Agent`` → ``NP-Theme``) differs from the one
+    above, or, where the pattern does not name one slot per chunk, where its text differs."""
+    slots = [pattern_slots(p) for p in patterns]
+    keys = [[s.split("-", 1)[0] for s in row] for row in slots]
+    if all(len(s) == len(c) and len(set(k)) == len(k) for s, c, k in zip(slots, chunks, keys)):
+        columns: list[str] = []
+        for row in keys:
+            at = 0
+            for key in row:  # an unseen category goes after the row's previous known one
+                if key in columns:
+                    at = columns.index(key) + 1
+                else:
+                    columns.insert(at, key)
+                    at += 1
+        cells = [{k: (chunk, s.split("-", 1)[1] if "-" in s else "") for k, s, chunk in zip(krow, srow, crow)}
+                 for krow, srow, crow in zip(keys, slots, chunks)]
+        marks = [[j for j, key in enumerate(columns) if key in now and (key not in before or before[key][1] != now[key][1])]
+                 for before, now in zip(cells, cells[1:])]
+        texts = [[row[key][0] if key in row else None for key in columns] for row in cells]
+    else:
+        columns = [f"#{j + 1}" for j in range(max(len(c) for c in chunks))]
+        texts = [list(c) + [None] * (len(columns) - len(c)) for c in chunks]
+        aligned = [s if len(s) == len(c) else None for s, c in zip(slots, chunks)]
+        marks = []
+        for i in range(1, len(chunks)):
+            before, now = (aligned[i - 1], aligned[i]) if aligned[i - 1] and aligned[i] else (texts[i - 1], texts[i])
+            marks.append([j for j in range(len(chunks[i])) if j >= len(before) or before[j] != now[j]])
+    return columns, [{"p": p, "c": t, "h": h} for p, t, h in zip(patterns, texts, [[]] + marks)]
 
 
 def instance_view(row: dict, split: str) -> dict:
@@ -130,8 +140,11 @@ def config_data(config: str, splits, runs: list[tuple[str, dict]]) -> dict:
 def write_site(configs: list[str], out: str | Path, *, dataset: str | None = None,
                predictions: list[str] | None = None, size: int | None = None, seed: int = 42) -> list[Path]:
     """Write index.html and data_<config>.js for `configs` into `out`; returns the written files."""
-    runs = [read_predictions(p) for p in predictions or []]
     out = Path(out).expanduser()
+    blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+    if blocker is not None:  # before the configs load (minutes for large ones)
+        raise BrowseError(f"--out {out}: {blocker} is a file, not a folder; choose another --out")
+    runs = [read_predictions(p) for p in predictions or []]
     out.mkdir(parents=True, exist_ok=True)
     written, entries = [], []
     for config in configs:

@@ -92,6 +92,18 @@ def test_the_matrix_aligns_chunks_by_pattern_slot_and_marks_what_changes(splits)
     assert rows[0]["h"] == [] and all(r["c"][0] == row["context_chunks"][0][0] for r in rows)
 
 
+def test_slots_that_share_a_category_keep_their_positions_and_mark_changed_slots():
+    patterns = ["NP-Agent ActiveV NP-Theme P-NP [can]", "NP-Agent ActiveV NP-Theme by-NP [can]",
+                "NP-Theme PassiveV by-NP-Agent P-NP [must have]", "PlM-IPr | PlM-IPr"]
+    chunks = [["The manager", "can expand", "the business", "in a few months"],
+              ["The manager", "can expand", "the business", "by a third"],
+              ["The business", "must have been expanded", "by the manager", "in a few months"],
+              ["Se gli attori", "sono attenti", "allora sono preparati"]]
+    columns, rows = matrix_rows(patterns, chunks)
+    assert columns == ["#1", "#2", "#3", "#4"] and rows[3]["c"] == chunks[3] + [None]
+    assert [r["h"] for r in rows] == [[], [3], [0, 1, 2, 3], [0, 1, 2]]  # the last row: texts compared
+
+
 def test_the_site_holds_every_instance_with_each_runs_pick(site, splits):
     data = site_data(site)
     assert data["runs"] == ["right", "wrong"]
@@ -123,6 +135,9 @@ def test_bad_predictions_are_one_line_user_errors(tmp_path, splits, capsys):
                 "--out", str(tmp_path / "site")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and PREDICTIONS_FILE in err and "--predictions" in err
+    (tmp_path / "a_file").write_text("")
+    assert blm(["browse", CONFIG, "--out", str(tmp_path / "a_file" / "site")]) == 2
+    assert "a_file is a file, not a folder" in capsys.readouterr().err
     other = fake_run(tmp_path / "other", [{"id": "x-test-1", "label": 0, "answers": ["a", "b"]}], lambda i, r: 0)
     with pytest.raises(BrowseError, match="none of its instance ids"):
         write_site([CONFIG], tmp_path / "site2", predictions=[str(other)], size=SIZE)
