@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``blm`` parser with every subcommand."""
     # the command modules load datasets and torch: imported here, inside main's handling of Ctrl-C
     from blm_cli import augment_cmds, data_cmds, eval_cmds, export_cmds, import_cmds
+    from blm_eval import browse
 
     parser = Parser(prog="blm", description="Blackbird Language Matrices toolkit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_cmds.register(sub)
     augment_cmds.register(sub)
     import_cmds.register(sub)
+    browse.register(sub)
     return parser
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from builders.atomic import share
 
 from .errors import UsageError
+from .predictions import PREDICTIONS_FILE
 from .remote_code import BUNDLE
 
 logger = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ RUN_FILES = {"metrics.json", "README.md", "config.json", "generation_config.json
              "model.safetensors.index.json", "training_args.bin", "tokenizer.json", "tokenizer_config.json",
              "special_tokens_map.json", "added_tokens.json", "vocab.txt", "vocab.json", "merges.txt",
              "chat_template.jinja", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model",
-             *BUNDLE.values()}  # the model's code, saved beside its weights
+             PREDICTIONS_FILE, *BUNDLE.values()}  # the model's code, saved beside its weights
 # what shows that a folder holds a run (README.md alone may be anybody's)
 RUN_MARKERS = {"metrics.json", "config.json", "model.safetensors", "model.safetensors.index.json"}
 

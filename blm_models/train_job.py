@@ -51,6 +51,7 @@ from builders.atomic import atomic_write_text
 from builders.locks import LockedError, locked
 
 from .run_identity import check_same_run, data_digest, run_identity
+from .predictions import write_test_predictions
 from .run_folder import check_output_dir, discard_previous_run, set_aside_previous_run, share_run_files
 from .trainer import BlmTrainer, parameter_digest
 
@@ -354,6 +355,7 @@ def _train_locked(data_args, encoder_args, head_args, training_args, state, call
         share_run_files(output_dir)
     validation_metrics = trainer.evaluate(indexed["validation"], metric_key_prefix="validation")
     test_metrics = trainer.evaluate(indexed["test"], metric_key_prefix="test")
+    write_test_predictions(trainer, indexed["test"], splits["test"], output_dir, write=state.is_main_process)
     digests = gather_parameter_digests(trainer.model)
 
     report = {
