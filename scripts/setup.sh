@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   apt-get update -qq
   apt-get install -y -qq hunspell hunspell-en-us hunspell-fr hunspell-it hunspell-ro hunspell-de-de hunspell-es \
-    hunspell-he >/dev/null
+    hunspell-he chromium >/dev/null   # chromium: the headless-browser test of `blm browse`
 else
   echo "note: install the hunspell dictionaries (hunspell-en-us -fr -it -ro -de-de -es -he) for the spell-check test" >&2
 fi
