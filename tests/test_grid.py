@@ -85,7 +85,7 @@ def test_a_prefix_expands_to_its_lexical_types_and_unknown_names_list_the_valid_
     assert grid.expand_configs([CAUSH]) == [CAUSH]
     with pytest.raises(ValueError, match="unknown BLM config or prefix 'agr_xx'") as error:
         grid.expand_configs(["agr_xx"])
-    assert "Valid prefixes: agr_en, agr_fr" in str(error.value) and "agr_en_typeI_balanced" in str(error.value)
+    assert "Valid prefixes: agr_en, agr_es, agr_fr" in str(error.value) and "agr_en_typeI_balanced" in str(error.value)
 
 
 def test_unknown_config_and_empty_split_are_clear_cli_errors(tmp_path, capsys, monkeypatch):
