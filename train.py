@@ -6,7 +6,7 @@ continues from the last good checkpoint there. `python train.py --help` lists ev
 failure is one line on stderr and exit status 2 (BLM_DEBUG=1 shows the traceback).
 """
 
-from blm_models.train_job import cli
+from blm_cli.train_command import main
 
 if __name__ == "__main__":
-    cli()
+    main("train.py")

@@ -15,6 +15,7 @@ from pathlib import Path
 from builders.base import ImpossibleSize
 from builders.generate import WorkerDied
 from builders.lexicon import LexiconError
+from builders.library_versions import UnsupportedLibraryError
 from builders.locks import LockedError
 from builders.spellcheck import SpellcheckUnavailable
 
@@ -64,7 +65,7 @@ def expected_message(err: BaseException, target: str | None = None) -> str | Non
     if isinstance(err, UnicodeDecodeError):
         return (f"an input file is not UTF-8 text ({err.reason} at byte {err.start}); "
                 "convert it to UTF-8 or check that the right file was given")
-    if isinstance(err, (WorkerDied, LockedError, SpellcheckUnavailable)):
+    if isinstance(err, (WorkerDied, LockedError, SpellcheckUnavailable, UnsupportedLibraryError)):
         return str(err)
     if isinstance(err, ImpossibleSize) and "--size" not in str(err):
         return f"{err}; pass a smaller --size"

@@ -25,7 +25,11 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``blm`` parser with every subcommand."""
-    # the command modules load datasets and torch: imported here, inside main's handling of Ctrl-C
+    # the command modules load datasets and torch: imported here, inside main's handling of Ctrl-C, after the
+    # check that the installed Hugging Face libraries are ones the toolkit supports (else one line, exit 2)
+    from builders.library_versions import check_supported
+
+    check_supported()
     from blm_cli import augment_cmds, data_cmds, eval_cmds, export_cmds, import_cmds
     from blm_eval import browse
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from blm_datasets.features import FEATURES
+from builders.library_versions import check_supported
+
+check_supported()  # before datasets: an old one fails inside the import
+
+from blm_datasets.features import FEATURES  # noqa: E402
 from blm_datasets.hub_hook import install as _install_hook
 from builders import registry
 

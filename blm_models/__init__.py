@@ -7,7 +7,11 @@ Importing the package registers `BlmConfig` / `BlmModel` with `AutoConfig` / `Au
 
 from __future__ import annotations
 
-from transformers import AutoConfig, AutoModel
+from builders.library_versions import check_supported
+
+check_supported()  # before transformers: an old one fails deep inside the import
+
+from transformers import AutoConfig, AutoModel  # noqa: E402
 
 from .configuration import HEADS, BlmConfig, grid_shape
 from .modeling import BlmModel, BlmOutput, CheckpointMismatchError

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import logging
 import math
@@ -10,16 +11,17 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import torch
-from transformers import Trainer
+from accelerate import PartialState
+from transformers import Trainer, TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from builders.atomic import share
 
 from .checkpoints import write_checksums
-from .run_identity import write_identity
 from .data import ERROR_CLASS_NAMES
 from .errors import CorruptInputError
 from .metrics import BlmMetrics, pick_highest_score
+from .run_identity import write_identity
 
 logger = logging.getLogger(__name__)
 
@@ -61,13 +63,45 @@ class GroupedBatchSampler(torch.utils.data.Sampler[int]):
         return iter([position for batch in batches for position in batch])
 
 
+class ChecksumCheckpoints(TrainerCallback):
+    """After the Trainer saves a checkpoint (every rank has written its part): the run's identity written into it
+    (`identity`, when set), its files made readable as the umask says and SHA256SUMS written over them, so a resume
+    can tell a complete checkpoint from a torn one and its run from another."""
+
+    def __init__(self) -> None:
+        self.identity: dict | None = None
+
+    def on_save(self, args, state, control, **kwargs):
+        PartialState().wait_for_everyone()  # each rank writes its own rng_state_N.pth
+        folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+        if args.should_save and folder.is_dir():
+            if self.identity is not None:
+                write_identity(folder, self.identity)
+            share(folder)  # weights as the umask says (safetensors writes 0600)
+            write_checksums(folder)
+
+
+class FreshOptimizerState(TrainerCallback):
+    """With --reset_optimizer_state: the optimizer and scheduler as first created (`fresh`, set by
+    BlmTrainer.create_scheduler) put back at the start of training, after a resume has loaded the checkpoint's."""
+
+    def __init__(self) -> None:
+        self.fresh: tuple[dict, dict] | None = None
+
+    def on_train_begin(self, args, state, control, optimizer=None, lr_scheduler=None, **kwargs):
+        if self.fresh is not None and optimizer is not None and lr_scheduler is not None:
+            optimizer.load_state_dict(copy.deepcopy(self.fresh[0]))
+            lr_scheduler.load_state_dict(copy.deepcopy(self.fresh[1]))
+
+
 class BlmTrainer(Trainer):
     """Trainer whose evaluation yields picks (argmax over candidates) and whose metrics count picks per label and
     per error class; the per-candidate label ids travel with the batch (the model accepts and ignores them).
 
     With `train_groups` (one group name per training instance) batches are drawn group by group.
     It also stops at the first non-finite training loss (`input_hint` names where corrupt input would come
-    from), writes `run_identity` and SHA256SUMS into every checkpoint it saves, and with `reset_optimizer_state` resumes the
+    from), writes `run_identity` and SHA256SUMS into every checkpoint it saves (ChecksumCheckpoints), and with
+    `reset_optimizer_state` resumes the
     weights of a checkpoint but not its optimizer and scheduler."""
 
     def __init__(
@@ -97,7 +131,24 @@ class BlmTrainer(Trainer):
         self.reset_optimizer_state = reset_optimizer_state
         self.input_hint = input_hint
         self.train_groups = train_groups
-        self.run_identity: dict | None = None  # written into every checkpoint (blm_models/run_identity.py)
+        self.fresh_optimizer_state = FreshOptimizerState()
+        self.checkpoint_files = ChecksumCheckpoints()
+        self.add_callback(self.checkpoint_files)
+        self.add_callback(self.fresh_optimizer_state)
+
+    @property
+    def run_identity(self) -> dict | None:
+        """What the run computes, written into every checkpoint (blm_models/run_identity.py)."""
+        return self.checkpoint_files.identity
+
+    @run_identity.setter
+    def run_identity(self, identity: dict | None) -> None:
+        self.checkpoint_files.identity = identity
+
+    # One private method is overridden, because no public hook reaches it: `_get_train_sampler`. The Trainer offers
+    # no argument or callback to choose the training sampler (only `group_by_length`), and overriding the public
+    # `get_train_dataloader` would copy its accelerate and worker set-up. It is what the transformers ceiling in
+    # setup.cfg protects; CI runs the tests on the lowest and the newest supported transformers.
 
     def _get_train_sampler(self, train_dataset=None):
         """Batches grouped by lemma when `train_groups` is given (--group_by_lemma), else the Trainer's sampler."""
@@ -145,22 +196,14 @@ class BlmTrainer(Trainer):
                 f"{self.args.learning_rate:g}); try a lower --learning_rate, and rerun after deleting the cache if "
                 "the input is suspect")
 
-    def _save_checkpoint(self, model, trial) -> None:
-        """The Trainer's checkpoint, then SHA256SUMS over its files once every process has written its part."""
-        super()._save_checkpoint(model, trial)
-        self.accelerator.wait_for_everyone()  # each rank writes its own rng_state_N.pth
-        folder = Path(self._get_output_dir(trial=trial)) / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
-        if self.args.should_save and folder.is_dir():
-            if self.run_identity is not None:
-                write_identity(folder, self.run_identity)
-            share(folder)  # weights as the umask says (safetensors writes 0600)
-            write_checksums(folder)
-
-    def _load_optimizer_and_scheduler(self, checkpoint) -> None:
-        """Load optimizer and scheduler state, unless --reset_optimizer_state asks for fresh ones."""
-        if checkpoint is not None and self.reset_optimizer_state:
-            return
-        super()._load_optimizer_and_scheduler(checkpoint)
+    def create_scheduler(self, num_training_steps: int, optimizer=None):
+        """The Trainer's scheduler; with --reset_optimizer_state, the fresh optimizer and scheduler states are kept
+        for FreshOptimizerState (the Trainer creates both before a resume loads the checkpoint's)."""
+        scheduler = super().create_scheduler(num_training_steps, optimizer)
+        if self.reset_optimizer_state:
+            self.fresh_optimizer_state.fresh = (copy.deepcopy(self.optimizer.state_dict()),
+                                                copy.deepcopy(scheduler.state_dict()))
+        return scheduler
 
 
 def parameter_digest(model: torch.nn.Module) -> str:

@@ -124,6 +124,20 @@ def test_reset_optimizer_state_resumes_with_a_fresh_optimizer_and_says_so(resume
     assert report["distributed"]["parameter_digests"] != whole[1]["distributed"]["parameter_digests"]
 
 
+def test_reset_optimizer_state_discards_a_saved_optimizer(resume, whole, tmp_path, small_agreement_dir,
+                                                        tiny_encoder_dir, embedding_cache_dir):
+    output, run = resume
+    discarded = run("--reset_optimizer_state")  # optimizer.pt and scheduler.pt are there, and ignored
+    other = tmp_path / "without"
+    for name in ("checkpoint-4", "checkpoint-8"):
+        shutil.copytree(whole[0] / name, other / name)
+    (other / "checkpoint-8" / "optimizer.pt").unlink()
+    absent = main(run_args(small_agreement_dir, tiny_encoder_dir, embedding_cache_dir, other,
+                           "--resume_from_checkpoint", "--reset_optimizer_state"))
+    digests = discarded["distributed"]["parameter_digests"]
+    assert digests == absent["distributed"]["parameter_digests"] != whole[1]["distributed"]["parameter_digests"]
+
+
 def test_a_checkpoint_killed_while_saving_is_skipped_and_the_run_resumes_exactly(resume, whole, capsys):
     output, run = resume
     leave_only(output / "checkpoint-8", "config.json", "model.safetensors")
