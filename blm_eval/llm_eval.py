@@ -5,8 +5,9 @@ letter in one of three ways:
 - ``loglik`` (default): the letter with the highest log-likelihood as the answer's continuation;
 - ``constrained``: ``generate`` with decoding restricted to the option letters (greedy, or sampled
   with ``temperature`` > 0, seeded per run);
-- ``free``: unconstrained greedy generation, the first option letter in the output is the answer
-  (no letter = an invalid answer, counted wrong), as a chat user of the papers' models would read it.
+- ``free``: unconstrained greedy generation, the answer read from the output by
+  ``blm_eval.answer_extraction`` (no readable letter = an invalid answer, counted wrong), as a chat
+  user of the papers' models would read it.
 Run r draws its own N test instances (and one-shot examples, from the shot split) with seed
 ``seed + r``; the reported figure is the mean and population std over runs of the macro-F1 over option
 letters (001 Table 2), with accuracy, chosen distractor labels and error classes per run.
@@ -17,7 +18,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
-import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from blm_datasets.sources import load_source, require_split
+from blm_eval.answer_extraction import extract_answer
 from blm_eval.prompts import gold_letter, letters, render_prompt
 
 SCORING_METHODS = ("loglik", "constrained", "free")
@@ -195,7 +196,7 @@ class LetterScorer:
         return scores
 
     def generate(self, prompt: str, options: Sequence[str], *, constrained: bool, temperature: float = 0.0,
-                 max_new_tokens: int = 8) -> tuple[str | None, str]:
+                 max_new_tokens: int = 8, option_texts: Sequence[str] | None = None) -> tuple[str | None, str]:
         """(chosen letter or None, generated text); constrained decoding only ever emits an option letter."""
         import torch
         from transformers import GenerationConfig
@@ -224,15 +225,12 @@ class LetterScorer:
                 if produced[:len(cont)] == cont:
                     return letter, text
             return None, text
-        return parse_letter(text, options), text
+        return parse_letter(text, options, option_texts), text
 
 
-def parse_letter(text: str, options: Sequence[str]) -> str | None:
-    """The first option letter standing alone in a generated answer (``B``, ``**B**``, ``B)``, ``Answer: B``)."""
-    for match in re.finditer(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])", text):
-        if match.group(1) in options:
-            return match.group(1)
-    return None
+def parse_letter(text: str, options: Sequence[str], option_texts: Sequence[str] | None = None) -> str | None:
+    """The option letter a free-form answer chose, or None (invalid); rules in ``blm_eval.answer_extraction``."""
+    return extract_answer(text, options, option_texts)[0]
 
 
 # ------------------------------------------------------------------------------------------ metrics
@@ -307,14 +305,16 @@ def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int 
                          for opts, s in zip(options, scores)]
             else:
                 picks = [scorer.generate(prompts[start], options[0], constrained=scoring == "constrained",
-                                         temperature=temperature, max_new_tokens=max_new_tokens)]
+                                         temperature=temperature, max_new_tokens=max_new_tokens,
+                                         option_texts=chunk[0]["answers"])]
             for row, opts, (letter, detail) in zip(chunk, options, picks):
                 chosen = opts.index(letter) if letter is not None else None
                 predictions.append({
                     "id": row["id"], "gold": gold_letter(row), "predicted": letter,
                     "label": row["answer_labels"][chosen] if chosen is not None else None,
                     "error_class": row["answer_error_classes"][chosen] if chosen is not None else None,
-                    ("letter_logprobs" if scoring == "loglik" else "output"): detail})
+                    ("letter_logprobs" if scoring == "loglik" else "output"): detail,
+                    **({"read_by": extract_answer(detail, opts, row["answers"])[1]} if scoring == "free" else {})})
             bar.update(len(chunk))
         bar.close()
         gold = [p["gold"] for p in predictions]

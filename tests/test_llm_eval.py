@@ -21,6 +21,7 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 import blm_datasets  # noqa: F401  (the load_dataset("blm") hook)
 from blm_cli.main import main
 from blm_eval import llm_eval
+from blm_eval.answer_extraction import extract_answer
 from blm_eval.prompts import answer_concatenated, context_concatenated, gold_letter, render_prompt
 
 CONFIG, SIZE = "agr_en_typeI", 120
@@ -196,6 +197,18 @@ def test_runs_are_seeded_draw_their_own_samples_and_report_mean_and_std(scorer, 
         assert pred["gold"] == gold_letter(row)
         assert pred["label"] == row["answer_labels"][llm_eval.letters(len(row["answers"])).index(pred["predicted"])]
     assert sum(runs[0]["chosen_error_classes"].values()) == 5
+
+
+def test_free_generation_records_the_output_the_letter_read_from_it_and_the_rule(scorer, splits):
+    result = llm_eval.evaluate(scorer, splits["test"], scoring="free", samples=3, runs=1, max_new_tokens=4,
+                               progress=False)
+    (run,) = result["runs"]
+    rows = {r["id"]: r for r in splits["test"]}
+    for pred in run["predictions"]:
+        row = rows[pred["id"]]
+        opts = llm_eval.letters(len(row["answers"]))
+        assert (pred["predicted"], pred["read_by"]) == extract_answer(pred["output"], opts, row["answers"])
+    assert run["invalid"] == sum(p["predicted"] is None for p in run["predictions"])
 
 
 def test_one_shot_examples_come_from_the_shot_split(splits):
