@@ -11,14 +11,21 @@ from blm_cli.args import check_out_folder
 from blm_datasets.export_folder import check_out_file
 from builders.atomic import atomic_write_text
 from builders.locks import locked
-from blm_eval import llm_eval
+from blm_eval import llm_eval, run_record
 from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
 from blm_eval.prompts import PROMPT_LANGUAGES, gold_letter
 
 
 # ------------------------------------------------------------------------------------------- llm-eval
+PROTOCOL = "toolkit"  # this command's own design (seeded item draws per run); see README for 001's
 def cmd_llm_eval(args: argparse.Namespace) -> int:
     """Zero/one-shot prompting of a causal LM on BLM configs (001 §3.4): Table 2 layout + JSON."""
+    if args.compare:
+        first, second = args.compare
+        print(run_record.compare(run_record.load_result(first), run_record.load_result(second)))
+        return 0
+    if not args.configs:
+        raise ValueError("llm-eval: name at least one CONFIG (see `blm list`), or pass --compare A.json B.json")
     if args.samples < 1 or args.runs < 1:
         raise ValueError(f"--samples {args.samples} / --runs {args.runs}: both must be at least 1")
     if any(k < 0 for k in args.shots):
@@ -59,9 +66,13 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
                                 desc=f"{config} {lang} {shots}-shot", progress=not args.quiet)
         results.append({"config": config, "prompt_lang": lang, "shots": shots, "scoring": args.scoring, **res})
     print(llm_eval.format_table(results))
-    report = {"model": args.model, "chat_template": scorer.use_chat, "dataset": args.dataset or "blm",
-              "split": args.split, "shot_split": args.shot_split, "samples": args.samples, "runs": args.runs,
-              "seed": args.seed, "data_seed": args.data_seed, "size": args.size, "temperature": args.temperature,
+    provenance = run_record.provenance(model, model_name=args.model, protocol=PROTOCOL,
+                                       rows_by_config={c: data[c] for c in args.configs})
+    report = {**provenance, "model": args.model, "scoring": args.scoring, "chat_template": scorer.use_chat,
+              "dataset": args.dataset or "blm", "split": args.split, "shot_split": args.shot_split,
+              "samples": args.samples, "runs": args.runs, "seed": args.seed, "data_seed": args.data_seed,
+              "size": args.size, "temperature": args.temperature,
+              "max_new_tokens": args.max_new_tokens if args.scoring == "free" else None,
               "std": "population std over runs", "seconds": round(time.perf_counter() - start, 1),
               "results": results}
     if args.out:
@@ -77,7 +88,9 @@ def _register_llm_eval(sub) -> None:
                        description="Prompt a causal LM with the BLM-It prompts (001 Figs. 8-9) and report "
                                    "macro-F1 and accuracy (mean ± std over seeded runs) per config, prompt "
                                    "language and number of shots.")
-    p.add_argument("configs", nargs="+", metavar="CONFIG", help="config names (see `blm list`)")
+    p.add_argument("configs", nargs="*", metavar="CONFIG", help="config names (see `blm list`)")
+    p.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
+                   help="compare two --out files side by side (refused if their protocol or data differ)")
     p.add_argument("--model", help=f"Hub name, local folder, or a PyPI-shipped model: {', '.join(PYPI_MODELS)}")
     p.add_argument("--gguf-file", help="GGUF file inside --model (a folder or Hub repo of GGUF files)")
     p.add_argument("--prompt-lang", nargs="+", choices=PROMPT_LANGUAGES, default=["en"],

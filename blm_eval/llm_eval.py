@@ -255,8 +255,9 @@ def sample_run(n_rows: int, samples: int, run_seed: int) -> list[int]:
 
 
 def build_prompts(rows, indices: Sequence[int], *, prompt_lang: str, shots: int, shot_rows=None,
-                  run_seed: int = 0, same_split: bool = False) -> list[str]:
-    """The prompts of one run; the k-shot examples of each item are drawn from ``shot_rows`` (seeded)."""
+                  run_seed: int = 0, same_split: bool = False, shot_ids: list | None = None) -> list[str]:
+    """The prompts of one run; the k-shot examples of each item are drawn from ``shot_rows`` (seeded), their
+    ids appended to ``shot_ids`` (one list per item) when given."""
     rng = random.Random(f"shots-{run_seed}")
     prompts = []
     for i in indices:
@@ -267,6 +268,8 @@ def build_prompts(rows, indices: Sequence[int], *, prompt_lang: str, shots: int,
                 raise ValueError(f"{shots}-shot prompts need at least {shots} example rows, the shot split has "
                                  f"{len(pool)}")
             examples = [shot_rows[j] for j in rng.sample(pool, shots)]
+        if shot_ids is not None:
+            shot_ids.append([e["id"] for e in examples])
         prompts.append(render_prompt(rows[i], prompt_lang, examples))
     return prompts
 
@@ -291,8 +294,9 @@ def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int 
         run_seed = seed + r
         torch.manual_seed(run_seed)
         indices = sample_run(len(rows), samples, run_seed)
+        shot_ids: list[list[str]] = []
         prompts = build_prompts(rows, indices, prompt_lang=prompt_lang, shots=shots, shot_rows=shot_rows,
-                                run_seed=run_seed, same_split=same_split)
+                                run_seed=run_seed, same_split=same_split, shot_ids=shot_ids)
         bar = tqdm(total=len(indices), desc=f"{desc} run {r + 1}/{runs}".strip(), unit="item", disable=not progress)
         predictions = []
         step = scorer.batch_size if scoring == "loglik" else 1
@@ -310,7 +314,8 @@ def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int 
             for row, opts, (letter, detail) in zip(chunk, options, picks):
                 chosen = opts.index(letter) if letter is not None else None
                 predictions.append({
-                    "id": row["id"], "gold": gold_letter(row), "predicted": letter,
+                    "id": row["id"], "shot_ids": shot_ids[len(predictions)], "gold": gold_letter(row),
+                    "predicted": letter,
                     "label": row["answer_labels"][chosen] if chosen is not None else None,
                     "error_class": row["answer_error_classes"][chosen] if chosen is not None else None,
                     ("letter_logprobs" if scoring == "loglik" else "output"): detail,

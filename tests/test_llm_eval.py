@@ -18,6 +18,7 @@ from conftest_models import single_torch_thread  # noqa: F401 (fixture)
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
+from builders.atomic import umask_mode
 import blm_datasets  # noqa: F401  (the load_dataset("blm") hook)
 from blm_cli.main import main
 from blm_eval import llm_eval
@@ -229,6 +230,39 @@ def test_cli_runs_samples_times_runs_and_writes_json_and_table(tiny_lm, tmp_path
     report = json.loads(out.read_text())
     assert [(r["shots"], r["prompt_lang"]) for r in report["results"]] == [(0, "en"), (1, "en")]
     assert all(len(r["runs"]) == 2 and set(r["macro_f1"]) == {"mean", "std"} for r in report["results"])
+
+
+def test_cli_results_describe_the_run_and_compare_refuses_other_protocols_or_data(tiny_lm, tmp_path, capsys):
+    def run(name, *extra):
+        out = tmp_path / name
+        assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--model", str(tiny_lm), "--samples", "3", "--runs",
+                     "1", "--shots", "1", "--out", str(out), "--quiet", *extra]) == 0
+        capsys.readouterr()
+        return out
+
+    a, b = run("a.json"), run("b.json")
+    report = json.loads(a.read_text())
+    assert (a.stat().st_mode & 0o777) == umask_mode()
+    for field in ("protocol", "toolkit_version", "prompt_hash", "extraction_hash", "data_digest", "model_id",
+                  "model_revision", "dtype", "device", "libraries", "timestamp"):
+        assert field in report
+    assert report["dtype"] == "float32" and report["device"] == "cpu" and report["libraries"]["torch"]
+    train_ids = {r["id"] for r in datasets.load_dataset("blm", CONFIG, size=SIZE)["train"]}
+    shot_ids = [p["shot_ids"] for p in report["results"][0]["runs"][0]["predictions"]]
+    assert len(shot_ids) == 3 and all(len(ids) == 1 and ids[0] in train_ids for ids in shot_ids)
+    assert main(["llm-eval", "--compare", str(a), str(b)]) == 0
+    side = capsys.readouterr().out
+    assert report["data_digest"] in side and "+0.00" in side and CONFIG in side
+    other_data = run("c.json", "--data-seed", "5")
+    assert main(["llm-eval", "--compare", str(a), str(other_data)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "differ in data: data_digest" in err[0]
+    other_protocol = run("d.json", "--scoring", "constrained")
+    assert main(["llm-eval", "--compare", str(a), str(other_protocol)]) == 2
+    assert "differ in protocol: scoring is 'loglik' in A but 'constrained' in B" in capsys.readouterr().err
+    (tmp_path / "old.json").write_text('{"results": []}')
+    assert main(["llm-eval", "--compare", str(a), str(tmp_path / "old.json")]) == 2
+    assert "not a self-describing" in capsys.readouterr().err
 
 
 def test_cli_scoring_by_constrained_generation(tiny_lm, capsys):
