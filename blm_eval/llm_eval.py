@@ -276,10 +276,14 @@ def build_prompts(rows, indices: Sequence[int], *, prompt_lang: str, shots: int,
 
 def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int = 0, shot_rows=None,
              same_split: bool = False, scoring: str = "loglik", samples: int = 100, runs: int = 3, seed: int = 0,
-             temperature: float = 0.0, max_new_tokens: int = 8, desc: str = "", progress: bool = True
-             ) -> dict[str, Any]:
+             temperature: float = 0.0, max_new_tokens: int = 8, desc: str = "", progress: bool = True,
+             item_seed: int | None = None) -> dict[str, Any]:
     """R runs of N samples of one split; macro-F1 and accuracy (mean, population std over runs) and per run:
-    chosen labels / error classes and every prediction."""
+    chosen labels / error classes and every prediction.
+
+    Without ``item_seed`` run r draws its own items and one-shot examples with ``seed + r``, which also
+    seeds decoding; with it every run evaluates the same items with the same examples (drawn with
+    ``item_seed``) and only decoding is seeded ``seed + r`` (the blm-it protocol)."""
     import torch
     from tqdm.auto import tqdm
 
@@ -292,11 +296,12 @@ def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int 
     results = []
     for r in range(runs):
         run_seed = seed + r
+        draw_seed = run_seed if item_seed is None else item_seed
         torch.manual_seed(run_seed)
-        indices = sample_run(len(rows), samples, run_seed)
+        indices = sample_run(len(rows), samples, draw_seed)
         shot_ids: list[list[str]] = []
         prompts = build_prompts(rows, indices, prompt_lang=prompt_lang, shots=shots, shot_rows=shot_rows,
-                                run_seed=run_seed, same_split=same_split, shot_ids=shot_ids)
+                                run_seed=draw_seed, same_split=same_split, shot_ids=shot_ids)
         bar = tqdm(total=len(indices), desc=f"{desc} run {r + 1}/{runs}".strip(), unit="item", disable=not progress)
         predictions = []
         step = scorer.batch_size if scoring == "loglik" else 1
@@ -325,7 +330,7 @@ def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int 
         gold = [p["gold"] for p in predictions]
         pred = [p["predicted"] for p in predictions]
         results.append({
-            "seed": run_seed, "n": len(predictions), "macro_f1": macro_f1(gold, pred),
+            "seed": run_seed, "item_seed": draw_seed, "n": len(predictions), "macro_f1": macro_f1(gold, pred),
             "accuracy": float(np.mean([g == p for g, p in zip(gold, pred)])),
             "invalid": sum(p is None for p in pred),
             "chosen_labels": dict(Counter(p["label"] or "<invalid>" for p in predictions).most_common()),

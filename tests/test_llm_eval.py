@@ -18,12 +18,12 @@ from conftest_models import single_torch_thread  # noqa: F401 (fixture)
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from builders.atomic import umask_mode
 import blm_datasets  # noqa: F401  (the load_dataset("blm") hook)
 from blm_cli.main import main
 from blm_eval import llm_eval
 from blm_eval.answer_extraction import extract_answer
 from blm_eval.prompts import answer_concatenated, context_concatenated, gold_letter, render_prompt
+from builders.atomic import umask_mode
 
 CONFIG, SIZE = "agr_en_typeI", 120
 CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
@@ -272,9 +272,48 @@ def test_cli_scoring_by_constrained_generation(tiny_lm, capsys):
 
 
 def test_show_prompt_prints_the_paper_layout_without_a_model(capsys):
-    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--show-prompt", "--prompt-lang", "it", "--shots", "1"]) == 0
+    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--show-prompt", "--prompt-lang", "it", "--shots", "1",
+                 "--chat-template", "off"]) == 0
     out = capsys.readouterr().out
-    assert "# ESEMPIO 1" in out and out.rstrip().endswith("**La tua scelta**")
+    assert "# ESEMPIO 1" in out and out.endswith("**La tua scelta**\n") and "chat_template=off" in out
+    # the toolkit protocol's chat template depends on the model's tokenizer: no guessing without one
+    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--show-prompt"]) == 2
+    assert "--model is required" in capsys.readouterr().err
+
+
+def test_show_prompt_prints_the_chat_template_the_model_sees(tmp_path, capsys):
+    chat = build_tiny_causal_lm(tmp_path / "chat", ["some text"], chat_template=CHAT_TEMPLATE)
+    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--show-prompt", "--model", str(chat)]) == 0
+    out = capsys.readouterr().out
+    body = out.split("=====\n", 1)[1]
+    assert body.startswith("<|user|>\n# TASK") and body.endswith("**Your Choice**\n<|assistant|>\n")
+    assert "protocol=toolkit chat_template=on" in out
+
+
+def test_blm_it_protocol_is_the_default_for_blm_it_configs_and_holds_items_fixed(tiny_lm, tmp_path, capsys):
+    def run(name, *extra):
+        out = tmp_path / name
+        assert main(["llm-eval", "agr_it_typeII", "--size", "60", "--model", str(tiny_lm), "--samples", "3",
+                     "--runs", "2", "--max-new-tokens", "2", "--out", str(out), "--quiet", *extra]) == 0
+        return json.loads(out.read_text())
+
+    paper = run("blm_it.json")
+    assert (paper["protocol"], paper["scoring"], paper["chat_template"], paper["item_seed"]) == ("blm-it", "free",
+                                                                                                  False, 0)
+    first, second = paper["results"][0]["runs"]
+    assert [p["id"] for p in first["predictions"]] == [p["id"] for p in second["predictions"]]
+    assert (first["seed"], second["seed"]) == (0, 1) and first["item_seed"] == second["item_seed"] == 0
+    assert all("read_by" in p for p in first["predictions"])
+    toolkit = run("toolkit.json", "--protocol", "toolkit")
+    assert (toolkit["protocol"], toolkit["scoring"], toolkit["item_seed"]) == ("toolkit", "loglik", None)
+    first, second = toolkit["results"][0]["runs"]
+    assert [p["id"] for p in first["predictions"]] != [p["id"] for p in second["predictions"]]
+    moved = run("item_seed.json", "--item-seed", "9")
+    assert [p["id"] for p in moved["results"][0]["runs"][0]["predictions"]] != \
+        [p["id"] for p in paper["results"][0]["runs"][0]["predictions"]]
+    capsys.readouterr()
+    assert main(["llm-eval", "--compare", str(tmp_path / "blm_it.json"), str(tmp_path / "toolkit.json")]) == 2
+    assert "differ in protocol: protocol is 'blm-it' in A but 'toolkit' in B" in capsys.readouterr().err
 
 
 def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys):
@@ -284,7 +323,8 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--model", "org/no-such-model"]) == 2
     assert "cannot load the causal LM 'org/no-such-model'" in capsys.readouterr().err
-    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--split", "dev", "--show-prompt"]) == 2
+    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--split", "dev", "--show-prompt",
+                 "--chat-template", "off"]) == 2
     assert "has no 'dev' split" in capsys.readouterr().err
     assert main(["llm-eval", CONFIG, "--size", str(SIZE)]) == 2
     assert "--model is required" in capsys.readouterr().err
