@@ -44,7 +44,7 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
         print(run_record.compare(run_record.load_result(first), run_record.load_result(second)))
         return 0
     if not args.configs:
-        raise ValueError("llm-eval: name at least one CONFIG (see `blm list`), or pass --compare A.json B.json")
+        raise ValueError("name at least one CONFIG (see `blm list`), or pass --compare A.json B.json")
     if args.samples < 1 or args.runs < 1:
         raise ValueError(f"--samples {args.samples} / --runs {args.runs}: both must be at least 1")
     if any(k < 0 for k in args.shots):
