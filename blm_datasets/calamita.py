@@ -27,6 +27,8 @@ from typing import Any
 from builders.atomic import atomic_write_text
 
 LETTERS = string.ascii_uppercase
+# CALAMITA's harness task for BLM-It scores a fixed choice set A-H on every item.
+HARNESS_CHOICES = 8
 
 
 def option_letter(position: int) -> str:
@@ -60,8 +62,15 @@ def to_calamita(row: Mapping[str, Any], index: int, verb_key: str = "lemma") -> 
 
 
 def write_calamita(rows: Iterable[Mapping[str, Any]], path: str | Path, verb_key: str = "lemma") -> int:
-    """Write ``rows`` as one CALAMITA JSON list (UTF-8, IDs 0, 1, … in row order), atomically; return the count."""
+    """Write ``rows`` as one CALAMITA JSON list (UTF-8, IDs 0, 1, … in row order), atomically; return the count.
+    Items with more candidates than the harness's choices A-H are refused: it could never score them."""
+    rows = list(rows)
     instances = [to_calamita(row, i, verb_key) for i, row in enumerate(rows)]
+    for row, item in zip(rows, instances):
+        if len(item["Answer_set"]) > HARNESS_CHOICES:
+            raise ValueError(f"row {row.get('id', item['ID'])!r} has {len(item['Answer_set'])} candidates (up to "
+                             f"{item['Answer_set_annotation'][-1]['option']}) but CALAMITA's harness scores choices "
+                             f"A-H only; export a config with at most {HARNESS_CHOICES} candidates per item")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(instances, ensure_ascii=False, indent=1) + "\n")

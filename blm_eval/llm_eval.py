@@ -5,8 +5,9 @@ letter in one of three ways:
 - ``loglik`` (default): the letter with the highest log-likelihood as the answer's continuation;
 - ``constrained``: ``generate`` with decoding restricted to the option letters (greedy, or sampled
   with ``temperature`` > 0, seeded per run);
-- ``free``: unconstrained greedy generation, the first option letter in the output is the answer
-  (no letter = an invalid answer, counted wrong), as a chat user of the papers' models would read it.
+- ``free``: unconstrained greedy generation, the answer read from the output by
+  ``blm_eval.answer_extraction`` (no readable letter = an invalid answer, counted wrong), as a chat
+  user of the papers' models would read it.
 Run r draws its own N test instances (and one-shot examples, from the shot split) with seed
 ``seed + r``; the reported figure is the mean and population std over runs of the macro-F1 over option
 letters (001 Table 2), with accuracy, chosen distractor labels and error classes per run.
@@ -17,7 +18,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
-import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from blm_datasets.sources import load_source, require_split
+from blm_eval.answer_extraction import extract_answer
 from blm_eval.prompts import gold_letter, letters, render_prompt
 
 SCORING_METHODS = ("loglik", "constrained", "free")
@@ -195,7 +196,7 @@ class LetterScorer:
         return scores
 
     def generate(self, prompt: str, options: Sequence[str], *, constrained: bool, temperature: float = 0.0,
-                 max_new_tokens: int = 8) -> tuple[str | None, str]:
+                 max_new_tokens: int = 8, option_texts: Sequence[str] | None = None) -> tuple[str | None, str]:
         """(chosen letter or None, generated text); constrained decoding only ever emits an option letter."""
         import torch
         from transformers import GenerationConfig
@@ -224,15 +225,12 @@ class LetterScorer:
                 if produced[:len(cont)] == cont:
                     return letter, text
             return None, text
-        return parse_letter(text, options), text
+        return parse_letter(text, options, option_texts), text
 
 
-def parse_letter(text: str, options: Sequence[str]) -> str | None:
-    """The first option letter standing alone in a generated answer (``B``, ``**B**``, ``B)``, ``Answer: B``)."""
-    for match in re.finditer(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])", text):
-        if match.group(1) in options:
-            return match.group(1)
-    return None
+def parse_letter(text: str, options: Sequence[str], option_texts: Sequence[str] | None = None) -> str | None:
+    """The option letter a free-form answer chose, or None (invalid); rules in ``blm_eval.answer_extraction``."""
+    return extract_answer(text, options, option_texts)[0]
 
 
 # ------------------------------------------------------------------------------------------ metrics
@@ -257,8 +255,9 @@ def sample_run(n_rows: int, samples: int, run_seed: int) -> list[int]:
 
 
 def build_prompts(rows, indices: Sequence[int], *, prompt_lang: str, shots: int, shot_rows=None,
-                  run_seed: int = 0, same_split: bool = False) -> list[str]:
-    """The prompts of one run; the k-shot examples of each item are drawn from ``shot_rows`` (seeded)."""
+                  run_seed: int = 0, same_split: bool = False, shot_ids: list | None = None) -> list[str]:
+    """The prompts of one run; the k-shot examples of each item are drawn from ``shot_rows`` (seeded), their
+    ids appended to ``shot_ids`` (one list per item) when given."""
     rng = random.Random(f"shots-{run_seed}")
     prompts = []
     for i in indices:
@@ -269,16 +268,22 @@ def build_prompts(rows, indices: Sequence[int], *, prompt_lang: str, shots: int,
                 raise ValueError(f"{shots}-shot prompts need at least {shots} example rows, the shot split has "
                                  f"{len(pool)}")
             examples = [shot_rows[j] for j in rng.sample(pool, shots)]
+        if shot_ids is not None:
+            shot_ids.append([e["id"] for e in examples])
         prompts.append(render_prompt(rows[i], prompt_lang, examples))
     return prompts
 
 
 def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int = 0, shot_rows=None,
              same_split: bool = False, scoring: str = "loglik", samples: int = 100, runs: int = 3, seed: int = 0,
-             temperature: float = 0.0, max_new_tokens: int = 8, desc: str = "", progress: bool = True
-             ) -> dict[str, Any]:
+             temperature: float = 0.0, max_new_tokens: int = 8, desc: str = "", progress: bool = True,
+             item_seed: int | None = None) -> dict[str, Any]:
     """R runs of N samples of one split; macro-F1 and accuracy (mean, population std over runs) and per run:
-    chosen labels / error classes and every prediction."""
+    chosen labels / error classes and every prediction.
+
+    Without ``item_seed`` run r draws its own items and one-shot examples with ``seed + r``, which also
+    seeds decoding; with it every run evaluates the same items with the same examples (drawn with
+    ``item_seed``) and only decoding is seeded ``seed + r`` (the blm-it protocol)."""
     import torch
     from tqdm.auto import tqdm
 
@@ -291,10 +296,12 @@ def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int 
     results = []
     for r in range(runs):
         run_seed = seed + r
+        draw_seed = run_seed if item_seed is None else item_seed
         torch.manual_seed(run_seed)
-        indices = sample_run(len(rows), samples, run_seed)
+        indices = sample_run(len(rows), samples, draw_seed)
+        shot_ids: list[list[str]] = []
         prompts = build_prompts(rows, indices, prompt_lang=prompt_lang, shots=shots, shot_rows=shot_rows,
-                                run_seed=run_seed, same_split=same_split)
+                                run_seed=draw_seed, same_split=same_split, shot_ids=shot_ids)
         bar = tqdm(total=len(indices), desc=f"{desc} run {r + 1}/{runs}".strip(), unit="item", disable=not progress)
         predictions = []
         step = scorer.batch_size if scoring == "loglik" else 1
@@ -307,20 +314,23 @@ def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int 
                          for opts, s in zip(options, scores)]
             else:
                 picks = [scorer.generate(prompts[start], options[0], constrained=scoring == "constrained",
-                                         temperature=temperature, max_new_tokens=max_new_tokens)]
+                                         temperature=temperature, max_new_tokens=max_new_tokens,
+                                         option_texts=chunk[0]["answers"])]
             for row, opts, (letter, detail) in zip(chunk, options, picks):
                 chosen = opts.index(letter) if letter is not None else None
                 predictions.append({
-                    "id": row["id"], "gold": gold_letter(row), "predicted": letter,
+                    "id": row["id"], "shot_ids": shot_ids[len(predictions)], "gold": gold_letter(row),
+                    "predicted": letter,
                     "label": row["answer_labels"][chosen] if chosen is not None else None,
                     "error_class": row["answer_error_classes"][chosen] if chosen is not None else None,
-                    ("letter_logprobs" if scoring == "loglik" else "output"): detail})
+                    ("letter_logprobs" if scoring == "loglik" else "output"): detail,
+                    **({"read_by": extract_answer(detail, opts, row["answers"])[1]} if scoring == "free" else {})})
             bar.update(len(chunk))
         bar.close()
         gold = [p["gold"] for p in predictions]
         pred = [p["predicted"] for p in predictions]
         results.append({
-            "seed": run_seed, "n": len(predictions), "macro_f1": macro_f1(gold, pred),
+            "seed": run_seed, "item_seed": draw_seed, "n": len(predictions), "macro_f1": macro_f1(gold, pred),
             "accuracy": float(np.mean([g == p for g, p in zip(gold, pred)])),
             "invalid": sum(p is None for p in pred),
             "chosen_labels": dict(Counter(p["label"] or "<invalid>" for p in predictions).most_common()),

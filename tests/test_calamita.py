@@ -85,3 +85,23 @@ def test_blm_export_calamita_format(tmp_path, capsys):
     items = json.loads(out.read_text())
     assert len(items) == 6 and items[0]["Correct_option"] in "ABCDEFGH"
     assert "6 items written" in capsys.readouterr().out
+
+
+def test_items_the_harness_cannot_score_are_refused(tmp_path):
+    nine = dict(ROW, answers=[f"Frase {i}." for i in range(9)], answer_labels=["Correct"] + ["I-INT"] * 8,
+                answer_error_classes=["CORRECT"] + ["GRAMMAR"] * 8, label=0)
+    path = tmp_path / "nine.json"
+    with pytest.raises(ValueError, match=r"'od_it_typeII-test-000003' has 9 candidates \(up to I\) but CALAMITA's "
+                                         r"harness scores choices A-H only"):
+        write_calamita([ROW, nine], path)
+    assert not path.exists()
+    assert write_calamita(iter([ROW]), path) == 1  # fewer than 8 is written (the CLI notes it)
+
+
+def test_blm_export_calamita_notes_items_with_fewer_than_eight_candidates(tmp_path, capsys):
+    from blm_cli.main import main
+
+    assert main(["export", "agr_en_typeI", "--format", "calamita", "--size", "40", "--out", str(tmp_path / "a.json"),
+                 "--quiet", "--num-proc", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "have fewer than 8 candidates" in out and "a letter its prompt does not show" in out

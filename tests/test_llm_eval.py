@@ -21,7 +21,9 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 import blm_datasets  # noqa: F401  (the load_dataset("blm") hook)
 from blm_cli.main import main
 from blm_eval import llm_eval
+from blm_eval.answer_extraction import extract_answer
 from blm_eval.prompts import answer_concatenated, context_concatenated, gold_letter, render_prompt
+from builders.atomic import umask_mode
 
 CONFIG, SIZE = "agr_en_typeI", 120
 CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
@@ -198,6 +200,18 @@ def test_runs_are_seeded_draw_their_own_samples_and_report_mean_and_std(scorer, 
     assert sum(runs[0]["chosen_error_classes"].values()) == 5
 
 
+def test_free_generation_records_the_output_the_letter_read_from_it_and_the_rule(scorer, splits):
+    result = llm_eval.evaluate(scorer, splits["test"], scoring="free", samples=3, runs=1, max_new_tokens=4,
+                               progress=False)
+    (run,) = result["runs"]
+    rows = {r["id"]: r for r in splits["test"]}
+    for pred in run["predictions"]:
+        row = rows[pred["id"]]
+        opts = llm_eval.letters(len(row["answers"]))
+        assert (pred["predicted"], pred["read_by"]) == extract_answer(pred["output"], opts, row["answers"])
+    assert run["invalid"] == sum(p["predicted"] is None for p in run["predictions"])
+
+
 def test_one_shot_examples_come_from_the_shot_split(splits):
     train_contexts = {r["context"][0] for r in splits["train"]}
     (prompt,) = llm_eval.build_prompts(splits["test"], [0], prompt_lang="en", shots=1,
@@ -218,6 +232,39 @@ def test_cli_runs_samples_times_runs_and_writes_json_and_table(tiny_lm, tmp_path
     assert all(len(r["runs"]) == 2 and set(r["macro_f1"]) == {"mean", "std"} for r in report["results"])
 
 
+def test_cli_results_describe_the_run_and_compare_refuses_other_protocols_or_data(tiny_lm, tmp_path, capsys):
+    def run(name, *extra):
+        out = tmp_path / name
+        assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--model", str(tiny_lm), "--samples", "3", "--runs",
+                     "1", "--shots", "1", "--out", str(out), "--quiet", *extra]) == 0
+        capsys.readouterr()
+        return out
+
+    a, b = run("a.json"), run("b.json")
+    report = json.loads(a.read_text())
+    assert (a.stat().st_mode & 0o777) == umask_mode()
+    for field in ("protocol", "toolkit_version", "prompt_hash", "extraction_hash", "data_digest", "model_id",
+                  "model_revision", "dtype", "device", "libraries", "timestamp"):
+        assert field in report
+    assert report["dtype"] == "float32" and report["device"] == "cpu" and report["libraries"]["torch"]
+    train_ids = {r["id"] for r in datasets.load_dataset("blm", CONFIG, size=SIZE)["train"]}
+    shot_ids = [p["shot_ids"] for p in report["results"][0]["runs"][0]["predictions"]]
+    assert len(shot_ids) == 3 and all(len(ids) == 1 and ids[0] in train_ids for ids in shot_ids)
+    assert main(["llm-eval", "--compare", str(a), str(b)]) == 0
+    side = capsys.readouterr().out
+    assert report["data_digest"] in side and "+0.00" in side and CONFIG in side
+    other_data = run("c.json", "--data-seed", "5")
+    assert main(["llm-eval", "--compare", str(a), str(other_data)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "differ in data: data_digest" in err[0]
+    other_protocol = run("d.json", "--scoring", "constrained")
+    assert main(["llm-eval", "--compare", str(a), str(other_protocol)]) == 2
+    assert "differ in protocol: scoring is 'loglik' in A but 'constrained' in B" in capsys.readouterr().err
+    (tmp_path / "old.json").write_text('{"results": []}')
+    assert main(["llm-eval", "--compare", str(a), str(tmp_path / "old.json")]) == 2
+    assert "not a self-describing" in capsys.readouterr().err
+
+
 def test_cli_scoring_by_constrained_generation(tiny_lm, capsys):
     assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--model", str(tiny_lm), "--samples", "2", "--runs", "1",
                  "--scoring", "constrained", "--quiet"]) == 0
@@ -225,9 +272,48 @@ def test_cli_scoring_by_constrained_generation(tiny_lm, capsys):
 
 
 def test_show_prompt_prints_the_paper_layout_without_a_model(capsys):
-    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--show-prompt", "--prompt-lang", "it", "--shots", "1"]) == 0
+    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--show-prompt", "--prompt-lang", "it", "--shots", "1",
+                 "--chat-template", "off"]) == 0
     out = capsys.readouterr().out
-    assert "# ESEMPIO 1" in out and out.rstrip().endswith("**La tua scelta**")
+    assert "# ESEMPIO 1" in out and out.endswith("**La tua scelta**\n") and "chat_template=off" in out
+    # the toolkit protocol's chat template depends on the model's tokenizer: no guessing without one
+    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--show-prompt"]) == 2
+    assert "--model is required" in capsys.readouterr().err
+
+
+def test_show_prompt_prints_the_chat_template_the_model_sees(tmp_path, capsys):
+    chat = build_tiny_causal_lm(tmp_path / "chat", ["some text"], chat_template=CHAT_TEMPLATE)
+    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--show-prompt", "--model", str(chat)]) == 0
+    out = capsys.readouterr().out
+    body = out.split("=====\n", 1)[1]
+    assert body.startswith("<|user|>\n# TASK") and body.endswith("**Your Choice**\n<|assistant|>\n")
+    assert "protocol=toolkit chat_template=on" in out
+
+
+def test_blm_it_protocol_is_the_default_for_blm_it_configs_and_holds_items_fixed(tiny_lm, tmp_path, capsys):
+    def run(name, *extra):
+        out = tmp_path / name
+        assert main(["llm-eval", "agr_it_typeII", "--size", "60", "--model", str(tiny_lm), "--samples", "3",
+                     "--runs", "2", "--max-new-tokens", "2", "--out", str(out), "--quiet", *extra]) == 0
+        return json.loads(out.read_text())
+
+    paper = run("blm_it.json")
+    assert (paper["protocol"], paper["scoring"], paper["chat_template"], paper["item_seed"]) == ("blm-it", "free",
+                                                                                                  False, 0)
+    first, second = paper["results"][0]["runs"]
+    assert [p["id"] for p in first["predictions"]] == [p["id"] for p in second["predictions"]]
+    assert (first["seed"], second["seed"]) == (0, 1) and first["item_seed"] == second["item_seed"] == 0
+    assert all("read_by" in p for p in first["predictions"])
+    toolkit = run("toolkit.json", "--protocol", "toolkit")
+    assert (toolkit["protocol"], toolkit["scoring"], toolkit["item_seed"]) == ("toolkit", "loglik", None)
+    first, second = toolkit["results"][0]["runs"]
+    assert [p["id"] for p in first["predictions"]] != [p["id"] for p in second["predictions"]]
+    moved = run("item_seed.json", "--item-seed", "9")
+    assert [p["id"] for p in moved["results"][0]["runs"][0]["predictions"]] != \
+        [p["id"] for p in paper["results"][0]["runs"][0]["predictions"]]
+    capsys.readouterr()
+    assert main(["llm-eval", "--compare", str(tmp_path / "blm_it.json"), str(tmp_path / "toolkit.json")]) == 2
+    assert "differ in protocol: protocol is 'blm-it' in A but 'toolkit' in B" in capsys.readouterr().err
 
 
 def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys):
@@ -237,7 +323,8 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--model", "org/no-such-model"]) == 2
     assert "cannot load the causal LM 'org/no-such-model'" in capsys.readouterr().err
-    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--split", "dev", "--show-prompt"]) == 2
+    assert main(["llm-eval", CONFIG, "--size", str(SIZE), "--split", "dev", "--show-prompt",
+                 "--chat-template", "off"]) == 2
     assert "has no 'dev' split" in capsys.readouterr().err
     assert main(["llm-eval", CONFIG, "--size", str(SIZE)]) == 2
     assert "--model is required" in capsys.readouterr().err
