@@ -71,3 +71,10 @@ def test_an_export_of_generated_configs_only_has_one_licence_and_no_licence_sect
 def test_the_code_has_a_licence_file():
     text = (Path(__file__).resolve().parent.parent / "LICENSE").read_text(encoding="utf-8")
     assert "Apache License" in text and "Version 2.0" in text
+
+
+def test_dataset_cards_give_an_install_line_that_works(tmp_path):
+    out = tmp_path / "out"
+    export(["agr_en_typeI"], out, Options(size=40), audit=False, report=None, progress=False)
+    text = (out / "README.md").read_text(encoding="utf-8")
+    assert "pip install blm-toolkit" not in text and "pip install .   # in a checkout of the BLM toolkit" in text
