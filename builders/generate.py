@@ -139,7 +139,7 @@ def _total_error(spec: ConfigSpec, opts: Options, total: int, sizes: dict[str, i
     fit = shares.largest_total(split, err.possible, total)
     hint = (f"ask for at most {'about ' if err.exhausted else ''}{fit} in all (--size {fit})" if fit >= 2
             else "no --size fits it")
-    from builders.licences import config_sources  # noqa: PLC0415 - registry-level lookup, only on this error
+    from builders.licences import config_sources  # lazy: the registry is only needed on this error
 
     if config_sources(spec, opts.sources) is not None:  # built from a corpus: more sentences, not more words
         hint += "; give more CoNLL-U files (--sources)" + (" or --split random" if opts.split == "lemma" else "")
