@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from builders.errors import InputError
 
-class AugmentError(ValueError):
+
+class AugmentError(InputError):
     """Bad input to ``blm augment`` (slot, model, patch, lexicon); the message is one line."""

@@ -13,11 +13,7 @@ import os
 from pathlib import Path
 
 from builders.base import ImpossibleSize
-from builders.generate import WorkerDied
-from builders.lexicon import LexiconError
-from builders.library_versions import UnsupportedLibraryError
-from builders.locks import LockedError
-from builders.spellcheck import SpellcheckUnavailable
+from builders.errors import UserError
 
 _ROOT = Path(__file__).resolve().parent.parent
 _TOOLKIT = tuple(str(_ROOT / p) + os.sep for p in ("blm_cli", "blm_datasets", "blm_models", "blm_eval",
@@ -65,11 +61,9 @@ def expected_message(err: BaseException, target: str | None = None) -> str | Non
     if isinstance(err, UnicodeDecodeError):
         return (f"an input file is not UTF-8 text ({err.reason} at byte {err.start}); "
                 "convert it to UTF-8 or check that the right file was given")
-    if isinstance(err, (WorkerDied, LockedError, SpellcheckUnavailable, UnsupportedLibraryError)):
-        return str(err)
     if isinstance(err, ImpossibleSize) and "--size" not in str(err):
         return f"{err}; pass a smaller --size"
-    if isinstance(err, LexiconError) or (isinstance(err, ValueError) and raised_by_toolkit(err)):
+    if isinstance(err, UserError) or (isinstance(err, ValueError) and raised_by_toolkit(err)):
         return str(err)
     return None
 

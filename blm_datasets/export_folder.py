@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.atomic import atomic_write_text, umask_mode
+from builders.errors import InputError
 from hub_cards.sections import BEGIN
 
 MANIFEST = ".blm_export.json"
@@ -31,7 +32,7 @@ FORMAT = "blm-export/1"
 SAME_REQUEST_KEYS = ("seed", "size", "split_mode", "test_size", "sources_digest")
 
 
-class ExportFolderError(ValueError):
+class ExportFolderError(InputError):
     """``--out`` cannot hold this export; the message says why and what to do."""
 
 

@@ -32,6 +32,7 @@ from huggingface_hub import constants
 from blm_datasets.export_folder import MANIFEST
 from blm_datasets.features import FEATURES
 from builders import registry
+from builders.errors import InputError
 from builders.lexicon import LexiconError
 from hub_cards.sections import split_card
 
@@ -41,7 +42,7 @@ _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _SPLIT_FILES = (".parquet", ".json", ".jsonl")
 
 
-class SourceError(ValueError):
+class SourceError(InputError):
     """A data source cannot be read; the message names it and says what to do."""
 
 

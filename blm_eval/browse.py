@@ -17,13 +17,14 @@ import jinja2
 from blm_datasets.sources import load_source
 from blm_models.predictions import PREDICTIONS_FILE
 from builders.atomic import atomic_write_text
+from builders.errors import InputError
 
 SITE_TEMPLATES = Path(__file__).with_name("browse_site")
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 NOTES = re.compile(r"\[[^\]]*\]|\|")
 
 
-class BrowseError(ValueError):
+class BrowseError(InputError):
     """A bad --predictions or --out (one line, exit 2)."""
 
 

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from builders.errors import InputError
+
 LATENT_HEADS = {
     "two_level_vae": "sentence-level latents; traversal changes the predicted chunk pattern of each sentence",
     "sentence_vae": "task latent; traversal changes the label of the picked answer",
@@ -28,7 +30,7 @@ LATENT_HEADS = {
 METRICS_FILE = "metrics.json"
 
 
-class NoLatentError(ValueError):
+class NoLatentError(InputError):
     """The checkpoint's head has no latent layer to analyse."""
 
 

@@ -13,11 +13,17 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
+try:  # the toolkit's user-error base; absent where this file is bundled with a checkpoint (trust_remote_code)
+    from builders.errors import UserError
+except ImportError:  # pragma: no cover - exercised by the remote-code load test
+    class UserError(Exception):  # type: ignore[no-redef]
+        """Stands in for builders.errors.UserError in a checkpoint's bundled code."""
+
 EXIT_USAGE = 2
 T = TypeVar("T")
 
 
-class BlmError(Exception):
+class BlmError(UserError):
     """An expected failure whose message tells the user what to do; reported without a traceback."""
 
 
@@ -106,10 +112,11 @@ def translate_known_errors(error: BaseException) -> BlmError | None:
 
 
 def report_errors(function: Callable[..., T], *args, program: str = "train.py", **kwargs) -> T:
-    """Call `function`; a BlmError (or a known library failure) becomes one line on stderr and SystemExit(2)."""
+    """Call `function`; a user error (BlmError, a lexicon or size error of the generator …) or a known library
+    failure becomes one line on stderr and SystemExit(2)."""
     try:
         return function(*args, **kwargs)
-    except BlmError as error:
+    except UserError as error:
         if debugging():
             raise
         message = one_line(error)

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from builders.errors import InputError
+
 CONFIG_NAME = re.compile(r"^(?P<phenomenon>[a-z]+)_(?P<language>[a-z]+)(?:_(?P<variant>[a-z0-9]+))?"
                          r"_type(?P<type>I|II|III)(?P<balanced>_balanced)?$")
 
@@ -81,7 +83,7 @@ class Instance:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-class ImpossibleSize(ValueError):
+class ImpossibleSize(InputError):
     """More instances were requested than the lexicon and template can produce.
 
     ``asked`` and ``possible`` are instance counts; ``exhausted`` means ``possible`` is what a random
@@ -106,7 +108,7 @@ class ImpossibleSize(ValueError):
 MAX_MISSES_NOTE = "20000 draws"
 
 
-class SourceUnavailable(ValueError):
+class SourceUnavailable(InputError):
     """A corpus-based config has no readable source files (pass them with ``--sources``)."""
 
 

@@ -28,13 +28,14 @@ from builders import memory_bound, registry
 from builders.atomic import atomic_path
 from builders.base import ConfigSpec, GeneratorBug, ImpossibleSize, Instance
 from builders.checks import check_record
+from builders.errors import UserError
 from builders.workers import pool_initializer
 
 SPLIT_MODES = ("lemma", "random")
 Check = Callable[[dict, ConfigSpec], list[str]]
 
 
-class WorkerDied(RuntimeError):
+class WorkerDied(UserError, RuntimeError):
     """A generation worker process ended without a result (killed, or out of memory)."""
 
 

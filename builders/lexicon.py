@@ -16,9 +16,10 @@ from typing import Any
 import yaml
 
 from builders import morphology
+from builders.errors import InputError
 
 
-class LexiconError(ValueError):
+class LexiconError(InputError):
     """A lexicon or template file is malformed; the message names file, line and entry."""
 
     def __init__(self, path: Path | str, line: int | None, entry: str, reason: str):

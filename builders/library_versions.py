@@ -12,6 +12,8 @@ from importlib import metadata
 
 from packaging.version import InvalidVersion, Version
 
+from builders.errors import UserError
+
 # package -> (oldest supported, first unsupported major)
 SUPPORTED = {
     "transformers": ("5.20", "6"),
@@ -21,7 +23,7 @@ SUPPORTED = {
 }
 
 
-class UnsupportedLibraryError(ImportError):
+class UnsupportedLibraryError(UserError, ImportError):
     """An installed library older than the toolkit supports (a user's environment, not a bug)."""
 
 

@@ -16,13 +16,15 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from builders.errors import UserError
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None
 
 
-class LockedError(RuntimeError):
+class LockedError(UserError, RuntimeError):
     """Another live process is writing the same target."""
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from builders import morphology
+from builders.errors import UserError
 from builders.lexicon import load_yaml
 
 DICT_DIR = Path("/usr/share/hunspell")
@@ -23,7 +24,7 @@ _SKIP_KEYS = {"id", "gender", "language", "elide", "rule", "class", "label", "ag
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*", re.UNICODE)
 
 
-class SpellcheckUnavailable(RuntimeError):
+class SpellcheckUnavailable(UserError, RuntimeError):
     """The hunspell program or a dictionary is missing."""
 
 

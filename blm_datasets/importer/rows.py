@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from builders.errors import InputError
 
-class ReleaseError(ValueError):
+
+class ReleaseError(InputError):
     """A released file cannot be imported as it is; the message names the file, row or column and the fix."""
 
 
