@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from builders.atomic import atomic_write_text
+
 from .checkpoints import read_checksums, sha256_of, write_checksums
 from .errors import CorruptInputError, UsageError
 
@@ -432,9 +434,7 @@ def cache_problem(folder: Path, full: bool = False) -> str | None:
     for name, expected in sums.items():
         if sha256_of(folder / name) != expected:
             return f"{name} does not match its checksum"
-    tmp = stamp.with_name(stamp.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(stats), encoding="utf-8")
-    os.replace(tmp, stamp)
+    atomic_write_text(stamp, json.dumps(stats), fsync=False)
     return None
 
 
