@@ -150,9 +150,12 @@ class BlmModel(PreTrainedModel):
 
     def save_pretrained(self, save_directory: str | os.PathLike, *args, **kwargs) -> None:
         """Weights and config, plus the model's code (`auto_map`), so that `trust_remote_code=True` loads the
-        folder where the toolkit is not installed. Loaded through remote code, transformers copies the code itself."""
+        folder where the toolkit is not installed, and the attached tokenizer, so that the stock `push_to_hub`
+        uploads a repo that predicts. Loaded through remote code, transformers copies the code itself."""
         self.config.auto_map = {**(getattr(self.config, "auto_map", None) or {}), **AUTO_MAP}
         super().save_pretrained(save_directory, *args, **kwargs)
+        if kwargs.get("is_main_process", True) and self._tokenizer is not None:
+            self._tokenizer.save_pretrained(save_directory)
         if kwargs.get("is_main_process", True) and __package__ == "blm_models":
             # imported by name: the generator is not part of the bundle it writes
             importlib.import_module(".remote_code", __package__).write_remote_code(save_directory)

