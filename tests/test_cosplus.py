@@ -425,18 +425,20 @@ def test_causer_that_is_not_a_patient_names_file_and_line(tmp_path):
 def test_misspelled_or_empty_fact_is_an_error(tmp_path):
     data = _raw("en")
     _verb(data, "melt")["person_causer"] = ["butter"]
-    with pytest.raises(LexiconError, match="unknown field.*person_causer"):
+    with pytest.raises(LexiconError,
+                       match=r"en.yaml:\d+: verbs\.\d+\.person_causer: unknown key; this section takes: lemma, present"):
         _parse(tmp_path, data)
     data = _raw("it")
     _verb(data, "sciogliere")["person_intransitive"] = " "
-    with pytest.raises(LexiconError, match="'person_intransitive' is empty"):
+    with pytest.raises(LexiconError, match=r"it.yaml:\d+: verbs\.\d+\.person_intransitive: is empty"):
         _parse(tmp_path, data, "it")
 
 
 def test_contradictory_or_misplaced_marginal_facts_name_file_and_line(tmp_path):
     data = _raw("en")
     _verb(data, "burn")["marginal_person_intransitive"] = "a person gets burned"
-    with pytest.raises(LexiconError, match=r"en.yaml:\d+: verb 'burn': has both person_intransitive and marginal"):
+    with pytest.raises(LexiconError, match=r"en.yaml:\d+: verbs\.\d+\.marginal_person_intransitive: "
+                                           "verb 'burn' has both person_intransitive and marginal"):
         _parse(tmp_path, data)
     data = _raw("en")
     _verb(data, "warm")["marginal_person_causers"] = ["soup"]
@@ -444,12 +446,55 @@ def test_contradictory_or_misplaced_marginal_facts_name_file_and_line(tmp_path):
         _parse(tmp_path, data)
     data = _raw("en")
     _verb(data, "warm")["marginal_person_causers"] = ["gazpacho"]
-    with pytest.raises(LexiconError, match="marginal_person_causers: 'gazpacho' is not one of this verb's patients"):
+    with pytest.raises(LexiconError, match=r"en.yaml:\d+: verbs\.\d+\.marginal_person_causers: "
+                                           "'gazpacho' is not one of the patients of verb 'warm'"):
         _parse(tmp_path, data)
     data = _raw("en")
     _verb(data, "melt")["marginal_person_intransitve"] = "typo"
-    with pytest.raises(LexiconError, match=r"en.yaml:\d+: .*unknown field.*marginal_person_intransitve"):
+    with pytest.raises(LexiconError, match=r"en.yaml:\d+: verbs\.\d+\.marginal_person_intransitve: unknown key"):
         _parse(tmp_path, data)
+
+
+def _drop_agents(data):
+    data["agents"] = data["agents"][:5]
+
+
+def _unknown_patient(data):
+    _verb(data, "melt")["patients"][3] = "flibbertigibbet"
+
+
+@pytest.mark.parametrize("language, edit, message, at", [
+    ("en", lambda d: _verb(d, "melt").update(present=3), r"verbs\.\d+\.present: Input should be a valid string",
+     "present: 3"),                                                                              # wrong type
+    ("en", lambda d: _verb(d, "melt").update(reading="a person melts"),
+     r"verbs\.\d+\.reading: unknown key; this section takes: lemma, present, past", "reading:"),   # unknown key
+    ("en", _drop_agents, r"agents: .*at least 60 items.*not 5", "- chef"),                       # too few entries
+    ("en", _unknown_patient, r"verb 'melt': patient 'flibbertigibbet' has no entry under 'patients'",
+     None),                                                                                      # cross-reference
+    ("it", lambda d: d["agents"].append("cuoca"),
+     r"agents 'cuoca': needs a mapping with 'sg' and 'gender' \(m, f\) in it", None),           # the morphology's
+])
+def test_malformed_lexicons_fail_with_one_located_line(tmp_path, language, edit, message, at):
+    """The schema and the cross-reference checks: one line ``file:line: entry: reason``, the line the culprit's."""
+    data = _raw(language)
+    edit(data)
+    with pytest.raises(LexiconError, match=rf"^{tmp_path}/{language}\.yaml:\d+: {message}") as err:
+        _parse(tmp_path, data, language)
+    assert "\n" not in str(err.value)
+    if at:
+        lines = (tmp_path / f"{language}.yaml").read_text(encoding="utf-8").splitlines()
+        assert lines[err.value.line - 1].strip().startswith(at)
+
+
+@pytest.mark.parametrize("text", ["agents: 5\n", "agents: {a: 1}\n", "verbs: [melt]\n", "patients: [[ice]]\n",
+                                  "relative_pronouns: who\n", "language: [en]\n",
+                                  "relative_pronouns: {agent: who, patient: }\n"])
+def test_any_malformed_shape_is_a_lexicon_error(tmp_path, text):
+    path = tmp_path / "en.yaml"
+    path.write_text("language: en\nrelative_pronouns: {agent: who, patient: that}\n" + text, encoding="utf-8")
+    load_yaml.cache_clear()
+    with pytest.raises(LexiconError, match=rf"^{path}(:\d+)?: "):
+        lexicon.parse(load_yaml(path), path)
 
 
 def test_marginal_causers_are_read_and_restricted_with_the_patients(tmp_path):

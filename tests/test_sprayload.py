@@ -259,30 +259,30 @@ def test_shipped_lexicon_has_the_papers_verbs_and_levin_verbs_for_those_without_
 
 def test_regularised_participle_is_rejected_with_file_and_line(tmp_path, english):
     _verb(english, "sow")["verb"]["participle"] = "sowed"
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'sow': .*should be 'sowed'/'sown'"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verbs\.\d+\.verb: .* of 'sow' should be 'sowed'/'sown'"):
         _check(tmp_path, english)
 
 
 def test_fact_errors_name_file_line_and_verb(tmp_path, english):
     _verb(english, "spray")["variants"] = ["locative", "onto"]
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray': variants: 'onto' is not one of locative, with"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verbs\.\d+\.variants\.1: 'onto' is not one of locative, with"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     _verb(english, "spray")["lexprep"]["location_object"] = "odd"
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray'\.lexprep: 'location_object' is 'odd'; "
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verbs\.\d+\.lexprep\.location_object: is 'odd'; "
                                            "expected one of natural, anomalous, marginal"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     del _verb(english, "spray")["noemb"]
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray': missing field 'noemb'"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verbs\.\d+\.noemb: missing key"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     del _verb(english, "spray")["bare_passive"]["location"]
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'spray'\.bare_passive: missing field 'location'"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verbs\.\d+\.bare_passive\.location: missing key"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     _verb(english, "shower")["can_also_be"] = {"agent": ["agent"]}
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'shower'\.can_also_be: agent: must list other roles"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verbs\.\d+\.can_also_be: agent: must list other roles"):
         _check(tmp_path, english)
 
 
@@ -299,6 +299,39 @@ def test_roles_sharing_a_word_are_rejected(tmp_path, english):
     _verb(english, "sow")["agents"][2] = "the gardener"
     with pytest.raises(LexiconError, match="'the garden' \\(locations\\) shares the word stem 'gard'"):
         _check(tmp_path, english)
+
+
+def _twice(english):
+    english["verbs"].append(_verb(english, "sow"))
+
+
+@pytest.mark.parametrize("edit, message, at", [
+    (lambda e: _verb(e, "sow").update(agent_moves="yes"), r"verbs\.\d+\.agent_moves: Input should be a valid boolean",
+     "agent_moves: "),                                                                           # wrong type
+    (lambda e: _verb(e, "sow").update(locative_prep="in"),
+     r"verbs\.\d+\.locative_prep: unknown key; this section takes: verb, variants", "locative_prep: "),  # unknown key
+    (lambda e: e.update(verbs=e["verbs"][:7]), r"verbs: .*at least 8 items.*not 7", "agents:"),   # too few entries
+    (lambda e: _verb(e, "sow")["themes"].__setitem__(4, "the wheat"),
+     r"verbs\.\d+: noun phrases must be distinct across agents, themes and locations: \['the wheat'\]", None),
+    (_twice, r"verb 'sow': listed twice", None),                                                 # across entries
+    (lambda e: _verb(e, "sow").update(loc_prep="inside of"),
+     r"verb 'sow': loc_prep 'inside of' is not a function word of en", None),                    # the morphology's
+])
+def test_malformed_lexicons_fail_with_one_located_line(tmp_path, english, edit, message, at):
+    """The schema and the cross-reference checks: one line ``file:line: entry: reason``, the line the culprit's."""
+    edit(english)
+    with pytest.raises(LexiconError, match=rf"^{tmp_path}/en\.yaml:\d+: {message}") as err:
+        _check(tmp_path, english)
+    assert "\n" not in str(err.value)
+    if at:
+        assert (tmp_path / "en.yaml").read_text().splitlines()[err.value.line - 1].lstrip(" -").startswith(at)
+
+
+@pytest.mark.parametrize("text", ["verbs: 5\n", "verbs: [sow]\n", "verbs: [{verb: sow}]\n", "language: [en]\n",
+                                  "language:\n"])
+def test_any_malformed_shape_is_a_lexicon_error(tmp_path, text):
+    with pytest.raises(LexiconError, match=rf"^{tmp_path}/en\.yaml(:\d+)?: "):
+        _check(tmp_path, ("language: en\n" if "language" not in text else "") + text)
 
 
 def test_template_errors_name_file_and_line(tmp_path):

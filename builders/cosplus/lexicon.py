@@ -1,21 +1,147 @@
-"""Loading and checking a COS+ lexicon (schema: LEXICON.md beside this file)."""
+"""The COS+ lexicon: its schema (pydantic, LEXICON.md beside this file), the cross-references a schema cannot
+state (patients that exist, nouns as the language's morphology wants them), and the Lexicon the generator reads."""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from builders import morphology
-from builders.lexicon import Checker, LexiconError, load_yaml
+from builders.lexicon import Checker, Entry, check_schema, load_checked, load_yaml
+from builders.template import Strict
 
 HERE = Path(__file__).parent
 MIN_AGENTS, MIN_VERBS, MIN_PATIENTS = 60, 25, 20
-NOUN_KEYS = {"sg", "gender", "article", "acc_sg", "dat_sg", "gen_sg", "pl", "dat_pl"}
-VERB_KEYS = {"lemma", "present", "past", "intransitive", "patients", "person_intransitive", "person_causers",
-             "marginal_person_intransitive", "marginal_person_causers", "person_object"}
+
+
+def _filled(text: str) -> str:
+    if not text.strip():
+        raise ValueError("is empty")
+    return text
+
+
+def _distinct(values: tuple[str, ...]) -> tuple[str, ...]:
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise ValueError(f"repeats {', '.join(repeated)}")
+    return values
+
+
+Text = Annotated[str, AfterValidator(_filled)]
+Words = Annotated[tuple[Text, ...], AfterValidator(_distinct)]
+
+
+class Section(Strict):
+    """A mapping of the lexicon: a key written with no value (``acc_sg:``) is an error, not a key left out."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nulls(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if item is None and key in cls.model_fields:
+                    raise ValueError(f"{key!r} has no value; give one or leave the key out")
+        return value
+
+
+class Article(Section):
+    sg: Text
+
+
+class Noun(Section):
+    """An agent or patient: a plain string (``chef``) or ``{sg, gender, ...}``; which of the two, and which
+    genders, the language's morphology says (``check``)."""
+
+    sg: Text
+    gender: Text | None = None
+    article: Article | None = None   # it: where the spelling misleads (lo chef)
+    acc_sg: Text | None = None       # de: weak masculines (den Studenten)
+    dat_sg: Text | None = None
+    gen_sg: Text | None = None
+    pl: Text | None = None
+    dat_pl: Text | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain(cls, value: Any) -> Any:
+        return {"sg": value} if isinstance(value, str) else value
+
+
+def _tense_visible(forms):
+    if forms.present == forms.past:
+        raise ValueError(f"present and past are both {forms.present!r}: the tense would be invisible")
+    return forms
+
+
+class Forms(Section):
+    """Third person singular, present and past (en simple past, it passato remoto, de Präteritum)."""
+
+    present: Text
+    past: Text
+
+    @model_validator(mode="after")
+    def _visible(self):
+        return _tense_visible(self)
+
+
+class VerbEntry(Section):
+    """A verb with its forms, its patients and the facts the rules read (LEXICON.md)."""
+
+    lemma: Text
+    present: Text
+    past: Text
+    intransitive: Forms | None = None   # conjugated apart (de quellen: quellt / quillt)
+    patients: Words = Field(min_length=MIN_PATIENTS)   # natural as object and as intransitive subject
+    person_intransitive: Text | None = None
+    marginal_person_intransitive: Text | None = None
+    person_object: Text | None = None
+    person_causers: Words = ()
+    marginal_person_causers: Words = ()
+
+    @model_validator(mode="after")
+    def _visible(self):
+        return _tense_visible(self)
+
+    @field_validator("marginal_person_intransitive")
+    @classmethod
+    def _one_reading(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value and info.data.get("person_intransitive"):
+            raise ValueError(f"verb {info.data.get('lemma')!r} has both person_intransitive and "
+                             "marginal_person_intransitive; keep one")
+        return value
+
+    @field_validator("person_causers", "marginal_person_causers")
+    @classmethod
+    def _causers(cls, causers: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        """Causers are the verb's own patients, natural or marginal, not both."""
+        lemma = info.data.get("lemma")
+        for p in causers:
+            if "patients" in info.data and p not in info.data["patients"]:
+                raise ValueError(f"{p!r} is not one of the patients of verb {lemma!r}")
+        both = sorted(set(causers) & set(info.data.get("person_causers", ())))
+        if both and info.field_name == "marginal_person_causers":
+            raise ValueError(f"verb {lemma!r}: {', '.join(both)} is in both person_causers and marginal_person_causers")
+        return causers
+
+
+class RelativePronouns(Section):
+    agent: Text
+    patient: Text
+
+
+class CosPlusLexicon(Section):
+    language: Text
+    relative_pronouns: RelativePronouns | None = None   # None: from the morphology (de der/den)
+    intransitive_marker: str = ""                       # it: si
+    agents: tuple[Noun, ...] = Field(min_length=MIN_AGENTS)   # natural as the agent of every verb
+    patients: tuple[Noun, ...] = Field(min_length=MIN_PATIENTS)   # every patient any verb uses
+    verbs: tuple[VerbEntry, ...] = Field(min_length=MIN_VERBS)
 
 
 @dataclass(frozen=True)
@@ -72,112 +198,72 @@ class Lexicon:
 def load(language: str, genders: tuple[str, ...] | None = None) -> Lexicon:
     """The checked lexicon of ``language`` (ISO code), restricted to ``genders`` when given."""
     path = HERE / "lexicons" / f"{language}.yaml"
-    if not path.exists():
-        raise LexiconError(path, None, "file", f"no COS+ lexicon for language {language!r}")
-    lex = parse(load_yaml(path), path)
+    lex = parse(load_checked(path, check, "COS+"), path)
     check_variant(lex, genders, path)
     return lex.restrict(genders)
 
 
-def _noun(c: Checker, item, parent, pool: str, morph) -> dict:
-    """A noun entry: a plain string where the language has no gender, else a mapping."""
-    if isinstance(item, str) and item.strip():
-        if morph.GENDERS:
-            c.fail(parent, f"{pool} {item!r}", "needs a mapping with 'sg' and 'gender' in this language")
-        return {"sg": item}
-    if not isinstance(item, Mapping):
-        c.fail(parent, pool, f"expected a noun (string or mapping), got {item!r}")
-    sg = c.field(item, "sg", str, pool)
-    entry = f"{pool} {sg!r}"
-    unknown = set(item) - NOUN_KEYS
-    if unknown:
-        c.fail(item, entry, f"unknown field(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(NOUN_KEYS))}")
-    if morph.GENDERS:
-        c.one_of(item, "gender", morph.GENDERS, entry)
-    for key in NOUN_KEYS - {"gender", "article"}:
-        if key in item:
-            c.field(item, key, str, entry)
-    if "article" in item:
-        c.field(c.field(item, "article", Mapping, entry), "sg", str, entry + ".article")
-    return dict(item)
-
-
-def _forms(c: Checker, node, entry: str) -> dict[str, str]:
-    forms = {t: c.field(node, t, str, entry) for t in ("present", "past")}
-    if forms["present"] == forms["past"]:
-        c.fail(node, entry, f"present and past are both {forms['present']!r}: the tense would be invisible")
-    return forms
-
-
-def parse(raw: Mapping, path: Path) -> Lexicon:
-    """Raise LexiconError (file, line, entry, reason) on the first schema violation."""
+def check(lex: Entry, path: Path) -> None:
+    """The schema, then what it cannot say, as LexiconError (file, line, entry, reason): the file's language,
+    nouns as its morphology wants them (genders, relative pronouns), nouns listed once and in one pool, and
+    verbs listed once with patients that have an entry."""
+    check_schema(lex, path, CosPlusLexicon)
     c = Checker(path)
-    language = c.field(raw, "language", str, "language")
+    language = lex["language"]
     if language != path.stem:
-        c.fail(raw, "language", f"is {language!r} but the file is named {path.name}")
-    morph = morphology.language(language)
-    relatives = None
-    if "relative_pronouns" in raw:
-        node = c.field(raw, "relative_pronouns", Mapping, "relative_pronouns")
-        relatives = {role: c.field(node, role, str, "relative_pronouns") for role in ("agent", "patient")}
-    elif not hasattr(morph, "relative_pronoun"):
-        c.fail(raw, "relative_pronouns", f"missing: the {language} morphology has no relative pronouns")
-    marker = raw.get("intransitive_marker", "")
-    if not isinstance(marker, str):
-        c.fail(raw, "intransitive_marker", "must be a string (Italian: si)")
-    pools = {}
+        c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
+    try:
+        morph = morphology.language(language)
+    except ValueError as err:
+        c.fail(lex, "language", str(err))
+    if "relative_pronouns" not in lex and not hasattr(morph, "relative_pronoun"):
+        c.fail(lex, "relative_pronouns", f"missing: the {language} morphology has no relative pronouns")
+    pools: dict[str, set[str]] = {}
     for pool in ("agents", "patients"):
-        items = c.field(raw, pool, list, pool)
-        nouns: dict[str, dict] = {}
-        for item in items:
-            noun = _noun(c, item, raw, pool, morph)
-            if noun["sg"] in nouns:
-                c.fail(item if isinstance(item, Mapping) else raw, pool, f"{noun['sg']!r} is listed twice")
-            nouns[noun["sg"]] = noun
-        pools[pool] = nouns
-    both = set(pools["agents"]) & set(pools["patients"])
+        pools[pool] = set()
+        for item in lex[pool]:
+            node = item if isinstance(item, Entry) else lex[pool]
+            sg = item if isinstance(item, str) else item["sg"]
+            entry = f"{pool} {sg!r}"
+            genders = ", ".join(morph.GENDERS)
+            if morph.GENDERS and not isinstance(item, Entry):
+                c.fail(node, entry, f"needs a mapping with 'sg' and 'gender' ({genders}) in {language}")
+            if morph.GENDERS and item.get("gender") not in morph.GENDERS:
+                c.fail(node, entry, f"'gender' is {item.get('gender')!r}; expected one of {genders}")
+            if sg in pools[pool]:
+                c.fail(node, entry, "listed twice")
+            pools[pool].add(sg)
+    both = pools["agents"] & pools["patients"]
     if both:
-        c.fail(raw, "patients", f"{', '.join(sorted(both))} is both an agent and a patient")
-    verbs: dict[str, Verb] = {}
-    for i, node in enumerate(c.field(raw, "verbs", list, "verbs")):
-        lemma = c.field(node, "lemma", str, f"verbs[{i}]")
-        entry = f"verb {lemma!r}"
-        if lemma in verbs:
-            c.fail(node, entry, "duplicate lemma")
-        unknown = set(node) - VERB_KEYS
+        c.fail(lex["patients"], "patients", f"{', '.join(sorted(both))} is both an agent and a patient")
+    lemmas: set[str] = set()
+    for verb in lex["verbs"]:
+        entry = f"verb {verb['lemma']!r}"
+        if verb["lemma"] in lemmas:
+            c.fail(verb, entry, "duplicate lemma")
+        lemmas.add(verb["lemma"])
+        unknown = [p for p in verb["patients"] if p not in pools["patients"]]
         if unknown:
-            c.fail(node, entry,
-                   f"unknown field(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(VERB_KEYS))}")
-        transitive = _forms(c, node, entry)
-        intransitive = dict(transitive)
-        if "intransitive" in node:
-            intransitive = _forms(c, c.field(node, "intransitive", Mapping, entry), entry + ".intransitive")
-        patients = c.strings(node, "patients", entry, 1)
-        for p in patients:
-            if p not in pools["patients"]:
-                c.fail(node, entry, f"patient {p!r} has no entry under 'patients'")
-        readings = {key: c.field(node, key, str, entry) if key in node else None
-                    for key in ("person_intransitive", "marginal_person_intransitive", "person_object")}
-        if readings["person_intransitive"] and readings["marginal_person_intransitive"]:
-            c.fail(node, entry, "has both person_intransitive and marginal_person_intransitive; keep one")
-        causers = {key: _causers(c, node, key, entry, patients) for key in ("person_causers", "marginal_person_causers")}
-        both = causers["person_causers"] & causers["marginal_person_causers"]
-        if both:
-            c.fail(node["marginal_person_causers"], entry,
-                   f"{', '.join(sorted(both))} is in both person_causers and marginal_person_causers")
-        verbs[lemma] = Verb(lemma, transitive, intransitive, tuple(patients), readings["person_intransitive"],
-                            causers["person_causers"], readings["marginal_person_intransitive"],
-                            causers["marginal_person_causers"], readings["person_object"])
-    return Lexicon(language, str(path), pools["agents"], pools["patients"], verbs, relatives, marker)
+            c.fail(verb["patients"], entry, f"patient {unknown[0]!r} has no entry under 'patients'")
 
 
-def _causers(c: Checker, node, key: str, entry: str, patients: list[str]) -> frozenset[str]:
-    """A list of causer patients (``person_causers``, ``marginal_person_causers``), each one of the verb's."""
-    causers = c.strings(node, key, entry) if key in node else []
-    for p in causers:
-        if p not in patients:
-            c.fail(node[key], entry, f"{key}: {p!r} is not one of this verb's patients")
-    return frozenset(causers)
+def parse(raw: Entry, path: Path) -> Lexicon:
+    """A lexicon read from ``raw`` once ``check`` passes (LexiconError on the first problem)."""
+    check(raw, path)
+    pools = {pool: {noun["sg"]: dict(noun) for noun in ({"sg": n} if isinstance(n, str) else n for n in raw[pool])}
+             for pool in ("agents", "patients")}
+    verbs = {}
+    for node in raw["verbs"]:
+        forms = {t: node[t] for t in ("present", "past")}
+        verbs[node["lemma"]] = Verb(
+            node["lemma"], forms, {t: node["intransitive"][t] for t in forms} if "intransitive" in node else dict(forms),
+            tuple(node["patients"]), node.get("person_intransitive"), frozenset(node.get("person_causers", ())),
+            node.get("marginal_person_intransitive"), frozenset(node.get("marginal_person_causers", ())),
+            node.get("person_object"))
+    relatives = raw.get("relative_pronouns")
+    return Lexicon(raw["language"], str(path), pools["agents"], pools["patients"], verbs,
+                   {role: relatives[role] for role in ("agent", "patient")} if relatives else None,
+                   raw.get("intransitive_marker", ""))
 
 
 def check_variant(lex: Lexicon, genders: tuple[str, ...] | None, path: Path) -> None:
@@ -187,9 +273,7 @@ def check_variant(lex: Lexicon, genders: tuple[str, ...] | None, path: Path) -> 
     sub = lex.restrict(genders)
     what = f" {'/'.join(genders)}" if genders else ""
     if len(sub.agents) < MIN_AGENTS:
-        c.fail(raw, "agents", f"needs at least {MIN_AGENTS}{what} agents, has {len(sub.agents)}")
-    if len(sub.verbs) < MIN_VERBS:
-        c.fail(raw, "verbs", f"needs at least {MIN_VERBS} verbs, has {len(sub.verbs)}")
+        c.fail(raw["agents"], "agents", f"needs at least {MIN_AGENTS}{what} agents, has {len(sub.agents)}")
     nodes = {n["lemma"]: n for n in raw["verbs"]}
     for lemma, verb in sub.verbs.items():
         if len(verb.patients) < MIN_PATIENTS:

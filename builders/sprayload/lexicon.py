@@ -1,14 +1,19 @@
-"""Loading and checking the spray/load lexicon (schema: LEXICON.md beside this file)."""
+"""The spray/load lexicon: its schema (pydantic, LEXICON.md beside this file), the checks a schema cannot state
+(verbs listed once, words and prepositions as the language's morphology has them), and the verbs the generator
+reads."""
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import NamedTuple
+from typing import Annotated, Any, NamedTuple
+
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, field_validator, model_validator
 
 from builders import morphology
-from builders.lexicon import Checker, LexiconError, disjoint_roles, load_yaml
+from builders.lexicon import Checker, Entry, check_schema, disjoint_roles, load_checked
 from builders.sprayload import verbs
+from builders.template import Strict
 
 HERE = Path(__file__).parent
 ROLES = ("agents", "themes", "locations")
@@ -55,134 +60,220 @@ class VerbEntry(NamedTuple):
         return dict(getattr(self, fact))[key]
 
 
+def _filled(text: str) -> str:
+    if not text.strip():
+        raise ValueError("is empty")
+    return text
+
+
+def _not_boolean(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
+    return value
+
+
+def _judged(value: str) -> str:
+    if value not in JUDGEMENTS:
+        raise ValueError(f"is {value!r}; expected one of {', '.join(JUDGEMENTS)}")
+    return value
+
+
+def _variant(value: str) -> str:
+    if value not in VARIANTS:
+        raise ValueError(f"{value!r} is not one of {', '.join(VARIANTS)}")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_filled)]
+Prep = Annotated[str, BeforeValidator(_not_boolean), AfterValidator(_filled)]
+Judgement = Annotated[str, AfterValidator(_judged)]
+
+
+class Section(Strict):
+    """A mapping of the lexicon: a key written with no value (``acc_sg:``) is an error, not a key left out."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nulls(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if item is None and key in cls.model_fields:
+                    raise ValueError(f"{key!r} has no value; give one or leave the key out")
+        return value
+
+
+class Forms(Section):
+    """Every form written out (spell-checked): the real ones, regular or from the morphology's table."""
+
+    lemma: Text
+    past: Text
+    participle: Text
+
+    @model_validator(mode="after")
+    def _real(self):
+        error = verbs.form_error(verbs.Verb(self.lemma, self.past, self.participle))
+        if error:
+            raise ValueError(error)
+        return self
+
+
+class LexPrep(Section):
+    prep: Prep   # a preposition the verb does not select for its location
+    theme_object: Judgement
+    location_object: Judgement
+
+
+class NoEmb(Section):
+    theme_for_location: Judgement
+    location_for_theme: Judgement
+
+
+class BarePassive(Section):
+    theme: Judgement
+    location: Judgement
+
+
+class Phrase(Section):
+    """A noun phrase: a plain string (singular or mass), ``{np: ...}`` or ``{pl: ...}`` (plural)."""
+
+    np: Text | None = None
+    pl: Text | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain(cls, value: Any) -> Any:
+        return {"np": value} if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _one_text(self):
+        if (self.np is None) == (self.pl is None):
+            raise ValueError("needs exactly one of 'np' (singular) or 'pl' (plural)")
+        return self
+
+    @property
+    def text(self) -> str:
+        return (self.np or self.pl).strip()
+
+
+class Location(Phrase):
+    prep: Prep = ""   # overrides the verb's loc_prep for this location
+
+
+class VerbItem(Section):
+    """A verb with its words and the facts the rules read (LEXICON.md)."""
+
+    verb: Forms
+    variants: Annotated[tuple[Annotated[str, AfterValidator(_variant)], ...], Field(min_length=1)]
+    bare_passive: BarePassive
+    loc_prep: Prep
+    lexprep: LexPrep
+    noemb: NoEmb
+    agent_moves: StrictBool = False
+    can_also_be: dict[str, tuple[str, ...]] = {}
+    agents: tuple[Phrase, ...] = Field(min_length=MIN_POOL)
+    themes: tuple[Phrase, ...] = Field(min_length=MIN_POOL)
+    locations: tuple[Location, ...] = Field(min_length=MIN_POOL)
+
+    @field_validator("variants")
+    @classmethod
+    def _distinct(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(values)) < len(values):
+            raise ValueError(f"repeats an alternant: {', '.join(values)}")
+        return values
+
+    @field_validator("can_also_be")
+    @classmethod
+    def _roles(cls, also: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        """Role swaps are SEQUENCE only when every moved noun can take its new role."""
+        roles = tuple(ROLES_OF.values())
+        for own, others in also.items():
+            if own not in roles:
+                raise ValueError(f"{own!r} is not a role; roles are {', '.join(roles)}")
+            if any(o not in roles or o == own for o in others):
+                raise ValueError(f"{own}: must list other roles among {', '.join(roles)}")
+        return also
+
+    @model_validator(mode="after")
+    def _distinct_words(self):
+        """Arguments told apart by their words, candidates by their prepositions."""
+        texts = [np.text for role in ROLES for np in getattr(self, role)]
+        repeated = sorted({t for t in texts if texts.count(t) > 1})
+        if repeated:
+            raise ValueError(f"noun phrases must be distinct across agents, themes and locations: {repeated}")
+        if self.loc_prep in RESERVED_PREPS:
+            raise ValueError(f"loc_prep {self.loc_prep!r} is reserved ({', '.join(RESERVED_PREPS)})")
+        wrong = self.lexprep.prep
+        if wrong in {loc.prep or self.loc_prep for loc in self.locations} or wrong in RESERVED_PREPS:
+            raise ValueError(f"lexprep: prep {wrong!r} must differ from the verb's locative prepositions "
+                             f"and from {', '.join(RESERVED_PREPS)}")
+        return self
+
+
+class SprayLoadLexicon(Section):
+    language: Text
+    verbs: tuple[VerbItem, ...] = Field(min_length=MIN_VERBS)   # a type III instance uses eight
+
+
 @functools.cache
 def load(language: str) -> tuple[VerbEntry, ...]:
     path = HERE / "lexicons" / f"{language}.yaml"
-    if not path.exists():
-        raise LexiconError(path, None, "file", "no spray/load lexicon for this language")
-    return check(load_yaml(path), path)
+    return entries(load_checked(path, check, "spray/load"))
 
 
-def check(lex, path: Path) -> tuple[VerbEntry, ...]:
-    """The verbs of a lexicon; raises LexiconError (file, line, entry, reason) on the first defect."""
+def check(lex: Entry, path: Path) -> None:
+    """The schema, then what it cannot say, as LexiconError (file, line, entry, reason): the file's language,
+    each verb listed once, noun phrases short and sharing no word stem across roles or with the verb, and
+    prepositions that are function words of the language."""
+    check_schema(lex, path, SprayLoadLexicon)
     c = Checker(path)
-    language = c.field(lex, "language", str, "language")
+    language = lex["language"]
     if language != path.stem:
         c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
-    function_words = morphology.function_words(language)
-    entries = c.field(lex, "verbs", list, "verbs")
-    if len(entries) < MIN_VERBS:
-        c.fail(lex, "verbs", f"needs at least {MIN_VERBS} verbs (a type III instance uses eight), has {len(entries)}")
-    out, seen = [], set()
-    for i, entry in enumerate(entries):
-        forms = c.field(entry, "verb", dict, f"verbs[{i}]")
-        lemma = c.field(forms, "lemma", str, f"verbs[{i}].verb")
-        name = f"verb {lemma!r}"
-        if lemma in seen:
-            c.fail(entry, name, "listed twice")
-        seen.add(lemma)
-        verb = verbs.Verb(lemma, c.field(forms, "past", str, name), c.field(forms, "participle", str, name))
-        error = verbs.form_error(verb)
-        if error:
-            c.fail(forms, name, error)
-        variants = _variants(c, entry, name)
-        lexprep = c.field(entry, "lexprep", dict, name)
-        for key, node in (("loc_prep", entry), ("prep", lexprep)):
-            if isinstance(node.get(key), bool):
-                c.fail(node, name, f"{key} reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
-        preps = {"loc_prep": c.field(entry, "loc_prep", str, name),
-                 "lexprep.prep": c.field(lexprep, "prep", str, f"{name}.lexprep")}
-        judged = {"lexprep": _judgements(c, lexprep, LEXPREP_KEYS, f"{name}.lexprep", frozenset({"prep"})),
-                  "noemb": _judgements(c, c.field(entry, "noemb", dict, name), NOEMB_KEYS, f"{name}.noemb"),
-                  "bare_passive": _judgements(c, c.field(entry, "bare_passive", dict, name), BARE_PASSIVE_KEYS,
-                                              f"{name}.bare_passive")}
-        agent_moves = entry.get("agent_moves", False)
-        if not isinstance(agent_moves, bool):
-            c.fail(entry, name, f"agent_moves must be true or false, got {agent_moves!r}")
-        also = _can_also_be(c, entry, name)
-        pools = {role: tuple(_np(c, item, entry, f"{name}.{role}", role == "locations", language)
-                             for item in c.field(entry, role, list, name)) for role in ROLES}
-        for role, pool in pools.items():
-            if len(pool) < MIN_POOL:
-                c.fail(entry, name, f"{role!r} needs at least {MIN_POOL} noun phrases, has {len(pool)}")
-        texts = [np.text for pool in pools.values() for np in pool]
-        repeated = sorted({t for t in texts if texts.count(t) > 1})
-        if repeated:
-            c.fail(entry, name, f"noun phrases must be distinct across agents, themes and locations: {repeated}")
-        disjoint_roles(c, entry, name, {role: [np.text for np in pool] for role, pool in pools.items()}, language,
-                       {stem: "the verb" for stem in morphology.content_stems(" ".join(verb), language)})
-        loc_preps = {np.prep or preps["loc_prep"] for np in pools["locations"]}
-        for key, prep in [*preps.items(), *((f"locations prep {p!r}", p) for p in loc_preps)]:
+    try:
+        function_words = morphology.function_words(language)
+    except ValueError as err:
+        c.fail(lex, "language", str(err))
+    seen = set()
+    for node, entry in zip(lex["verbs"], entries(lex)):
+        name = f"verb {entry.lemma!r}"
+        if entry.lemma in seen:
+            c.fail(node, name, "listed twice")
+        seen.add(entry.lemma)
+        pools = {role: [np.text for np in getattr(entry, role)] for role in ROLES}
+        for role, texts in pools.items():
+            for text in texts:
+                if len(morphology.content_stems(text, language)) > MAX_CONTENT_WORDS:
+                    c.fail(node[role], f"{name}.{role}", f"{text!r} has more than {MAX_CONTENT_WORDS} content words "
+                                                         "(type I sentences would share too little)")
+        disjoint_roles(c, node, name, pools, language,
+                       {stem: "the verb" for stem in morphology.content_stems(" ".join(entry.forms), language)})
+        preps = {"loc_prep": entry.loc_prep, "lexprep.prep": entry.wrong_prep,
+                 **{f"locations prep {p!r}": p for p in {np.prep or entry.loc_prep for np in entry.locations}}}
+        for key, prep in preps.items():
             if any(word not in function_words for word in prep.split()):
-                c.fail(entry, name, f"{key} {prep!r} is not a function word of {language} "
-                                    f"(builders/morphology/function_words/{language}.txt)")
-        wrong = preps["lexprep.prep"]
-        if wrong in loc_preps or wrong in RESERVED_PREPS:
-            c.fail(lexprep, f"{name}.lexprep", f"prep {wrong!r} must differ from the verb's locative prepositions "
-                                               f"and from {', '.join(RESERVED_PREPS)}")
-        if preps["loc_prep"] in RESERVED_PREPS:
-            c.fail(entry, name, f"loc_prep {preps['loc_prep']!r} is reserved ({', '.join(RESERVED_PREPS)})")
-        out.append(VerbEntry(lemma, verb, variants, preps["loc_prep"], wrong, judged["lexprep"], judged["noemb"],
-                             judged["bare_passive"], agent_moves, also,
-                             pools["agents"], pools["themes"], pools["locations"]))
-    return tuple(out)
+                c.fail(node, name, f"{key} {prep!r} is not a function word of {language} "
+                                   f"(builders/morphology/function_words/{language}.txt)")
 
 
-def _variants(c: Checker, entry, name: str) -> frozenset[str]:
-    """The alternants the verb has (Levin 1993: §9.7 verbs have both, §9.5 pour verbs only the
-    locative one, §9.8 fill verbs only the with one)."""
-    values = c.strings(entry, "variants", name)
-    for value in values:
-        if value not in VARIANTS:
-            c.fail(entry, name, f"variants: {value!r} is not one of {', '.join(VARIANTS)}")
-    return frozenset(values)
+def entries(lex: Entry) -> tuple[VerbEntry, ...]:
+    """The verbs of a lexicon that passed the schema."""
+    return tuple(_entry(node) for node in lex["verbs"])
 
 
-def _judgements(c: Checker, node, keys: tuple[str, ...], entry: str, other: frozenset[str] = frozenset()
-                ) -> Judged:
-    """Each key with its judgement (natural, anomalous or marginal); every key must be judged."""
-    unknown = sorted(set(node) - set(keys) - set(other))
-    if unknown:
-        c.fail(node, entry, f"unknown key {unknown[0]!r}; expected {', '.join((*sorted(other), *keys))}")
-    return frozenset((key, c.one_of(node, key, JUDGEMENTS, entry)) for key in keys)
+def _entry(node: Entry) -> VerbEntry:
+    forms = node["verb"]
+    judged = {fact: frozenset((key, node[fact][key]) for key in keys)
+              for fact, keys in (("lexprep", LEXPREP_KEYS), ("noemb", NOEMB_KEYS), ("bare_passive", BARE_PASSIVE_KEYS))}
+    also = frozenset((own, other) for own, others in node.get("can_also_be", {}).items() for other in others)
+    return VerbEntry(forms["lemma"], verbs.Verb(forms["lemma"], forms["past"], forms["participle"]),
+                     frozenset(node["variants"]), node["loc_prep"], node["lexprep"]["prep"], judged["lexprep"],
+                     judged["noemb"], judged["bare_passive"], node.get("agent_moves", False), also,
+                     *(tuple(_np(item) for item in node[role]) for role in ROLES))
 
 
-def _can_also_be(c: Checker, entry, name: str) -> frozenset[tuple[str, str]]:
-    """Optional ``can_also_be: {location: [agent], agent: [location]}``: the roles a pool's nouns
-    can also take with this verb (role swaps are SEQUENCE only when every moved noun can)."""
-    node = entry.get("can_also_be", {})
-    if not isinstance(node, dict):
-        c.fail(entry, name, "can_also_be must map a role to the other roles its nouns can take")
-    roles = tuple(ROLES_OF.values())
-    out = set()
-    for own, others in node.items():
-        if own not in roles:
-            c.fail(node, f"{name}.can_also_be", f"{own!r} is not a role; roles are {', '.join(roles)}")
-        if not isinstance(others, list) or any(o not in roles or o == own for o in others):
-            c.fail(node, f"{name}.can_also_be", f"{own}: must list other roles among {', '.join(roles)}")
-        out |= {(own, other) for other in others}
-    return frozenset(out)
-
-
-def _np(c: Checker, item, parent, entry: str, location: bool, language: str) -> NP:
+def _np(item: str | Entry) -> NP:
     """A plain string (singular or mass NP) or {np: ...} / {pl: ...}, locations with optional prep."""
     if isinstance(item, str):
-        np = NP(item.strip())
-    elif isinstance(item, dict):
-        allowed = {"np", "pl", "prep"} if location else {"np", "pl"}
-        if set(item) - allowed or len({"np", "pl"} & set(item)) != 1:
-            c.fail(item, entry, f"{dict(item)} must have exactly one of 'np' (singular) or 'pl' (plural)"
-                                + (" and optionally 'prep'" if location else ""))
-        if isinstance(item.get("prep"), bool):
-            c.fail(item, entry, "prep reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
-        key = "np" if "np" in item else "pl"
-        text = c.field(item, key, str, entry)
-        np = NP(text.strip(), key == "pl", c.field(item, "prep", str, entry) if "prep" in item else "")
-    else:
-        c.fail(parent, entry, f"{item!r} is not a noun phrase (string or mapping)")
-    if not np.text:
-        c.fail(parent, entry, "empty noun phrase")
-    if len(morphology.content_stems(np.text, language)) > MAX_CONTENT_WORDS:
-        c.fail(parent, entry, f"{np.text!r} has more than {MAX_CONTENT_WORDS} content words "
-                              "(type I sentences would share too little)")
-    return np
+        return NP(item.strip())
+    key = "np" if "np" in item else "pl"
+    return NP(item[key].strip(), key == "pl", item.get("prep", ""))
