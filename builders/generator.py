@@ -43,7 +43,7 @@ class Generator:
 
     phenomenon: ClassVar[str]
     rules: ClassVar[RuleBook]
-    template_model: ClassVar[type[templates.Template]] = templates.Template
+    template_model: ClassVar[type[templates.TemplateBase]] = templates.Template
     lexical_types: ClassVar[tuple[str, ...]] = LEXICAL_TYPES
     variants: ClassVar[tuple[str, ...]] = ("",)  # template variants that appear in config names
     min_test_lemmas: ClassVar[int] = 1
@@ -69,7 +69,7 @@ class Generator:
 
     @classmethod
     @functools.cache
-    def load_template(cls) -> templates.Template:
+    def load_template(cls) -> templates.TemplateBase:
         path = cls.template_path()
         template = templates.load(path, cls.template_model)
         templates.check_rules(template, cls.rules.rules, path)

@@ -86,13 +86,13 @@ class AnswersDecl(Strict):
     balanced: BalancedDecl | None = None
 
 
-class Template(Strict):
-    """The keys every template has; phenomena subclass it for their own sections."""
+class TemplateBase(Strict):
+    """The keys every template has; a phenomenon subclasses ``Template`` (one answer-set declaration for all its
+    sentences) or, where each template variant declares its own answer sets (COS+), this base."""
 
     phenomenon: str
     description: str = ""
     context_size: int = Field(ge=2)
-    answers: AnswersDecl
     sizes: dict[LexicalType, int]
     test_lemma_fraction: float = Field(gt=0, lt=1)
     type_i_min_jaccard: float = Field(default=0.3, ge=0, le=1)
@@ -110,6 +110,15 @@ class Template(Strict):
 
     def rule_refs(self) -> list[tuple[RuleRef, tuple]]:
         """Every rule the template names, with its location in the parsed model (for errors)."""
+        raise NotImplementedError
+
+
+class Template(TemplateBase):
+    """A template whose answer sets (``answers``) hold for every sentence pattern it declares."""
+
+    answers: AnswersDecl
+
+    def rule_refs(self) -> list[tuple[RuleRef, tuple]]:
         refs = []
         for i, cand in enumerate(self.answers.paper):
             refs += [(ref, ("answers", "paper", i, "rules", j)) for j, ref in enumerate(cand.rules)]

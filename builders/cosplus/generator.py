@@ -17,7 +17,7 @@ from builders.cosplus.realise import Material, Realiser, pattern
 from builders.generator import Generator
 from builders.lexicon import LexiconError
 from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint
-from builders.template import AnswersDecl, RuleRef, Strict, Template
+from builders.template import AnswersDecl, RuleRef, Strict, TemplateBase
 
 Role = Literal["agent", "patient"]
 PICK_TRIES = 30  # (agent, patient) draws per verb when a type III sentence looks for unused stems
@@ -55,18 +55,15 @@ class VariantDecl(Strict):
     genders: tuple[Literal["m", "f", "n"], ...]
 
 
-class CosPlusTemplate(Template):
-    """COS+ declares its answer sets per template (T2I, I2T), so the top-level ``answers`` is unused."""
+class CosPlusTemplate(TemplateBase):
+    """COS+ declares its answer sets per template (T2I, I2T), not at the top level."""
 
-    answers: AnswersDecl | None = None
     templates: dict[str, SequenceDecl]
     language_variants: dict[str, dict[str, VariantDecl]] = {}
     tenses: tuple[Literal["present", "past"], ...]
 
     @model_validator(mode="after")
-    def _answers_per_template(self) -> "CosPlusTemplate":
-        if self.answers is not None:
-            raise ValueError("answers are declared per template (templates.<key>.answers), not at the top level")
+    def _rules_take_no_parameters(self) -> "CosPlusTemplate":
         for ref, loc in self.rule_refs():
             if ref.params:
                 raise ValueError(f"{'.'.join(map(str, loc))}: rule {ref.name!r} takes no parameters, got {ref.params}")
