@@ -25,7 +25,7 @@ from builders.atomic import atomic_write_text
 from builders.locks import locked
 from blm_datasets.features import FEATURES
 from blm_datasets.sources import imported_checks, load_source, require_split, source_configs
-from blm_datasets.validate import format_pvalue, validate_rows
+from blm_datasets.validate import format_pvalue, validate_splits
 from builders import registry
 from builders.base import SourceUnavailable
 from builders.generate import Options, generate
@@ -137,11 +137,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         skip = imported_checks(getattr(args, "dataset", None), name)   # checks that cannot judge a release
         for check, why in skip.items():
             print(f"{name}: {check}: not applicable ({why})")
-        overlap = set(dd["train"]["lemma"]) & set(dd["test"]["lemma"]) if {"train", "test"} <= set(dd) else set()
-        for split, ds in dd.items():
-            report = validate_rows(ds, spec)
-            if split == "test" and lemma_split:
-                report["failures"]["lemma_disjoint"] = len(overlap)
+        for split, report in validate_splits(dd, spec, lemma_split).items():
             bad = {k: v for k, v in report["failures"].items() if v and k not in skip}
             failed |= bool(bad)
             status = "FAIL " + json.dumps(bad) if bad else "ok"

@@ -1,5 +1,6 @@
 """The validator over whole datasets: the record checks of ``builders.checks`` (which generation runs on every
-instance it makes) counted per check, plus what only a whole split shows: unique ids and uniform gold positions.
+instance it makes) counted per check, plus what only a whole split shows (unique ids, uniform gold positions) and
+what only a pair of splits shows (no lemma in both train and test, for lemma splits).
 """
 
 from __future__ import annotations
@@ -57,3 +58,14 @@ def validate_rows(rows: Iterable[Mapping[str, Any]], spec: ConfigSpec) -> dict[s
     return {"rows": n, "failures": {c: failures.get(c, 0) for c in (*CHECKS, "unique_ids", "gold_position_uniform")},
             "gold_position_pvalue": pvalue}
 
+
+
+def validate_splits(splits: Mapping[str, Iterable[Mapping[str, Any]]], spec: ConfigSpec,
+                    lemma_split: bool = True) -> dict[str, dict[str, Any]]:
+    """``validate_rows`` per split; with ``lemma_split`` the test report also counts ``lemma_disjoint``: the lemmas
+    that occur in both train and test (0 for a lemma split)."""
+    reports = {split: validate_rows(rows, spec) for split, rows in splits.items()}
+    if lemma_split and {"train", "test"} <= set(splits):
+        lemmas = [{row["lemma"] for row in splits[split]} for split in ("train", "test")]
+        reports["test"]["failures"]["lemma_disjoint"] = len(lemmas[0] & lemmas[1])
+    return reports

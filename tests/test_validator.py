@@ -144,3 +144,15 @@ def test_another_preposition_of_the_same_pp_is_the_same_frame_unless_the_templat
     lexprep = rec["answer_patterns"][rec["label"]].replace("PP-Theme", "*PP-Theme")
     assert "second_answer" not in check_record(_with_candidate(rec, "The tenant seeded the paddock beside the rye.",
                                                                "LEXPREP", "SEQUENCE", lexprep), spec)
+
+
+def test_a_lemma_in_both_train_and_test_fails_the_lemma_split_check():
+    from blm_datasets.validate import validate_splits
+
+    spec = registry.get_spec("agr_en_typeI")
+    out = generate(spec, Options(size=60), progress=False)
+    splits = {split: out[split].records for split in ("train", "test")}
+    assert validate_splits(splits, spec)["test"]["failures"]["lemma_disjoint"] == 0
+    leaked = {**splits, "train": splits["train"] + [copy.deepcopy(splits["test"][0])]}
+    assert validate_splits(leaked, spec)["test"]["failures"]["lemma_disjoint"] == 1
+    assert "lemma_disjoint" not in validate_splits(leaked, spec, lemma_split=False)["test"]["failures"]
