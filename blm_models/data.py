@@ -11,11 +11,11 @@ import datasets
 import torch
 
 from blm_datasets.sources import load_source
+from builders.record import ERROR_CLASSES
 
 from .collator import IGNORE_INDEX
 from .errors import DataError
 
-ERROR_CLASS_NAMES = ("CORRECT", "SEQUENCE", "GRAMMAR")
 
 
 class MissingSplitError(DataError):
@@ -122,7 +122,7 @@ class IndexedBlmDataset(torch.utils.data.Dataset):
 class SentenceIndex:
     """Unique sentences of all splits, each stored once; instances refer to them by position."""
 
-    def __init__(self, label_names: Sequence[str], class_names: Sequence[str] = ERROR_CLASS_NAMES) -> None:
+    def __init__(self, label_names: Sequence[str], class_names: Sequence[str] = ERROR_CLASSES) -> None:
         self.sentences: list[str] = []
         self.positions: dict[str, int] = {}
         self.label_ids = {name: i for i, name in enumerate(label_names)}

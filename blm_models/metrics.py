@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from transformers import EvalPrediction
 
-from .data import ERROR_CLASS_NAMES, IGNORE_INDEX
+from .data import ERROR_CLASSES, IGNORE_INDEX
 
 LABEL_PREFIX = "picks_label_"
 CLASS_PREFIX = "picks_class_"
@@ -26,7 +26,7 @@ def summarise_picks(
     answer_label_ids: np.ndarray | None,
     answer_class_ids: np.ndarray | None,
     label_names: Sequence[str],
-    class_names: Sequence[str] = ERROR_CLASS_NAMES,
+    class_names: Sequence[str] = ERROR_CLASSES,
 ) -> dict[str, float]:
     """Accuracy, and the number of picks of each answer label and of each error class (flat, Trainer-loggable);
     counts are left out when their ids are not given."""
@@ -67,7 +67,7 @@ class BlmMetrics:
     indices; label_ids are (gold, label ids, class ids) as `BlmTrainer` gathers them, or the gold indices and label
     ids a plain `Trainer` gathers (it takes the forward arguments whose names hold "label")."""
 
-    def __init__(self, label_names: Sequence[str], class_names: Sequence[str] = ERROR_CLASS_NAMES) -> None:
+    def __init__(self, label_names: Sequence[str], class_names: Sequence[str] = ERROR_CLASSES) -> None:
         self.label_names = list(label_names)
         self.class_names = list(class_names)
 

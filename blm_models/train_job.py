@@ -29,7 +29,7 @@ from .arguments import DataArguments, EncoderArguments, HeadArguments, parse_arg
 from .checkpoints import check_resume_compatible, choose_checkpoint
 from .collator import CachedEmbeddingCollator, FrozenStateCollator, TokenizingCollator
 from .data import (
-    ERROR_CLASS_NAMES,
+    ERROR_CLASSES,
     IndexedBlmDataset,
     SentenceIndex,
     answer_label_vocabulary,
@@ -238,7 +238,7 @@ def prepare_run(
     number of test splits, whose sentences are embedded with the rest)."""
     label_names = answer_label_vocabulary(splits.values())
     context_length = context_length_of(splits.values())
-    index = SentenceIndex(label_names, ERROR_CLASS_NAMES)
+    index = SentenceIndex(label_names, ERROR_CLASSES)
     indexed = {name: index.index(split) for name, split in splits.items()}
 
     encoder, tokenizer = load_encoder(encoder_args.encoder, encoder_args.encoder_revision)
@@ -261,7 +261,7 @@ def prepare_run(
         train_top_layers=encoder_args.train_top_layers,
         context_length=context_length,
         answer_label_names=label_names,
-        error_class_names=list(ERROR_CLASS_NAMES),
+        error_class_names=list(ERROR_CLASSES),
         **head_args.config_kwargs(),
     )
     if encoder_args.train_encoder:

@@ -18,7 +18,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 from builders.atomic import share
 
 from .checkpoints import write_checksums
-from .data import ERROR_CLASS_NAMES
+from .data import ERROR_CLASSES
 from .errors import CorruptInputError
 from .metrics import BlmMetrics, pick_highest_score
 from .run_identity import write_identity
@@ -118,7 +118,7 @@ class BlmTrainer(Trainer):
         model = kwargs.get("model") if "model" in kwargs else (args[0] if args else None)
         if compute_metrics is None and model is not None:
             label_names = model.config.answer_label_names or ["Correct"]
-            compute_metrics = BlmMetrics(label_names, model.config.error_class_names or ERROR_CLASS_NAMES)
+            compute_metrics = BlmMetrics(label_names, model.config.error_class_names or ERROR_CLASSES)
         super().__init__(
             *args,
             compute_metrics=compute_metrics,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import datasets
 
 from .collator import CachedEmbeddingCollator, TokenizingCollator
-from .data import ERROR_CLASS_NAMES, IndexedBlmDataset, SentenceIndex, answer_label_vocabulary, context_length_of
+from .data import ERROR_CLASSES, IndexedBlmDataset, SentenceIndex, answer_label_vocabulary, context_length_of
 from .embedding_cache import SentenceEmbedder
 from .errors import DataError
 from .metrics import BlmMetrics, pick_highest_score
@@ -47,7 +47,7 @@ def prepare_for_trainer(data: Mapping[str, datasets.Dataset], model: BlmModel, b
                         f"{model.config.context_length}; build the model with context_length={context_length}")
     config = model.config
     config.answer_label_names = config.answer_label_names or answer_label_vocabulary(data.values())
-    config.error_class_names = config.error_class_names or list(ERROR_CLASS_NAMES)
+    config.error_class_names = config.error_class_names or list(ERROR_CLASSES)
     index = SentenceIndex(config.answer_label_names, config.error_class_names)
     indexed = {name: index.index(split) for name, split in data.items()}
     if config.train_encoder:
