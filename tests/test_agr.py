@@ -271,7 +271,7 @@ def test_an_implausible_relation_is_rejected_with_why(tmp_path):
     data = _shipped("en")
     data["seeds"][2]["relations"]["attractor1"] = "location"
     err = _error(tmp_path, data)
-    assert err.entry == f"seed {data['seeds'][2]['id']!r}.relations"
+    assert err.entry == "seeds.2.relations.attractor1"
     assert "'location'" in err.reason and "the painting on the walls" in err.reason
 
 
@@ -281,10 +281,13 @@ def test_an_unknown_or_missing_relation_is_rejected(tmp_path):
     assert "not a relation type" in _error(tmp_path, data).reason
     data = _shipped("en")
     del data["seeds"][0]["relations"]["subject_attractor2"]
-    assert "missing field 'subject_attractor2'" in _error(tmp_path, data).reason
+    err = _error(tmp_path, data)
+    assert (err.entry, err.reason) == ("seeds.0.relations.subject_attractor2", "missing key")
     data = _shipped("en")
     data["seeds"][0]["relations"]["attractor3"] = "topic"
-    assert "unknown key 'attractor3'" in _error(tmp_path, data).reason
+    err = _error(tmp_path, data)
+    assert err.entry == "seeds.0.relations.attractor3"
+    assert err.reason == "unknown key; this section takes: attractor1, attractor2, subject_attractor2"
 
 
 def test_a_preposition_without_a_coordination_decision_is_rejected(tmp_path):
@@ -311,7 +314,8 @@ def test_a_noun_whose_number_is_invisible_in_its_slot_is_rejected(tmp_path):
 def test_fewer_than_forty_seeds_is_an_error(tmp_path):
     data = _shipped("it")
     data["seeds"] = data["seeds"][:39]
-    assert "at least 40 seeds" in _error(tmp_path, data, "it").reason
+    err = _error(tmp_path, data, "it")
+    assert err.entry == "seeds" and "at least 40 items" in err.reason and "not 39" in err.reason
 
 
 # --- the independent review (README, Review): each finding pinned by the sentences it now gives ---
