@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictBool, create_model, model_validator
 
 from builders import morphology
-from builders.lexicon import Checker, Entry, check_schema, load_checked
+from builders.lexicon import Checker, Entry, LexiconError, check_schema, load_checked
 from builders.template import Strict
 
 HERE = Path(__file__).parent
@@ -222,16 +222,16 @@ def seed_nouns(seed: dict) -> dict[str, str]:
 def check(lex: Entry, path: Path) -> None:
     """The file's language, the schema of its morphology, then what the schema cannot state, as LexiconError
     (file, line, entry, reason)."""
-    c = Checker(path)
+    c, line = Checker(path), lex.key_lines.get("language")
     if "language" in lex and lex["language"] != path.stem:
-        c.fail(lex, "language", f"is {lex['language']!r} but the file is named {path.name}")
+        raise LexiconError(path, line, "language", f"is {lex['language']!r} but the file is named {path.name}")
     try:
         morph = morphology.language(path.stem)
     except ValueError as err:  # no morphology module for the file's language
-        c.fail(lex, "language", str(err))
+        raise LexiconError(path, line, "language", str(err)) from None
     check_schema(lex, path, schema(path.stem))
     if "possessive_relations" in lex and not hasattr(morph, "possessive"):
-        c.fail(lex, "possessive_relations", f"{path.stem} has no prenominal possessive "
+        c.fail(lex["possessive_relations"], "possessive_relations", f"{path.stem} has no prenominal possessive "
                                             f"(morphology.{path.stem}.possessive)")
     coordination = _coordination(c, lex)
     nouns, seen = lex["nouns"], set()

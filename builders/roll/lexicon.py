@@ -171,14 +171,13 @@ def check(lex, path: Path) -> Lexicon:
     unique lemmas and scene ids, scene verbs that are declared and used, the language's content and function
     words. Returns the verbs and scenes."""
     check_schema(lex, path, RollLexicon)
-    c = Checker(path)
-    language = lex["language"]
+    c, language, line = Checker(path), lex["language"], lex.key_lines.get("language")
     if language != path.stem:
-        c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
+        raise LexiconError(path, line, "language", f"is {language!r} but the file is named {path.name}")
     try:
         function_words = morphology.function_words(language)
     except ValueError as err:  # no word lists for the file's language
-        c.fail(lex, "language", str(err))
+        raise LexiconError(path, line, "language", str(err)) from None
     verbs = {}
     for entry in lex["verbs"]:
         lemma = entry["lemma"]
@@ -206,7 +205,7 @@ def check(lex, path: Path) -> Lexicon:
                             frozenset(entry["themes_move_agents"]), marginal))
     unused = sorted(set(verbs) - {v for s in scenes for v in s.verbs})
     if unused:
-        c.fail(lex, "scenes", f"verbs in no scene: {', '.join(unused)}")
+        c.fail(lex["scenes"], "scenes", f"verbs in no scene: {', '.join(unused)}")
     return Lexicon(verbs, tuple(scenes))
 
 
