@@ -13,7 +13,7 @@ from builders import morphology, registry
 from builders.agr import lexicon
 from builders.agr.rules import FLIP, RULES, Step
 from builders.generate import Options, generate
-from builders.lexicon import LexiconError, load_yaml
+from builders.lexicon import Entry, LexiconError, load_yaml
 
 # every language with a lexicon file, English first (the parallel-seed reference)
 LANGUAGES = tuple(sorted(registry.generator_class("agr").languages(), key=lambda lang: lang != "en"))
@@ -271,7 +271,7 @@ def test_an_implausible_relation_is_rejected_with_why(tmp_path):
     data = _shipped("en")
     data["seeds"][2]["relations"]["attractor1"] = "location"
     err = _error(tmp_path, data)
-    assert err.entry == f"seed {data['seeds'][2]['id']!r}.relations"
+    assert err.entry == "seeds.2.relations.attractor1"
     assert "'location'" in err.reason and "the painting on the walls" in err.reason
 
 
@@ -281,10 +281,13 @@ def test_an_unknown_or_missing_relation_is_rejected(tmp_path):
     assert "not a relation type" in _error(tmp_path, data).reason
     data = _shipped("en")
     del data["seeds"][0]["relations"]["subject_attractor2"]
-    assert "missing field 'subject_attractor2'" in _error(tmp_path, data).reason
+    err = _error(tmp_path, data)
+    assert (err.entry, err.reason) == ("seeds.0.relations.subject_attractor2", "missing key")
     data = _shipped("en")
     data["seeds"][0]["relations"]["attractor3"] = "topic"
-    assert "unknown key 'attractor3'" in _error(tmp_path, data).reason
+    err = _error(tmp_path, data)
+    assert err.entry == "seeds.0.relations.attractor3"
+    assert err.reason == "unknown key; this section takes: attractor1, attractor2, subject_attractor2"
 
 
 def test_a_preposition_without_a_coordination_decision_is_rejected(tmp_path):
@@ -311,7 +314,66 @@ def test_a_noun_whose_number_is_invisible_in_its_slot_is_rejected(tmp_path):
 def test_fewer_than_forty_seeds_is_an_error(tmp_path):
     data = _shipped("it")
     data["seeds"] = data["seeds"][:39]
-    assert "at least 40 seeds" in _error(tmp_path, data, "it").reason
+    err = _error(tmp_path, data, "it")
+    assert err.entry == "seeds" and "at least 40 items" in err.reason and "not 39" in err.reason
+
+
+def _located(tmp_path, data: dict, language: str = "en") -> tuple[str, Entry]:
+    """The one-line error for ``data`` written as <language>.yaml, and the file as parsed (for its lines)."""
+    err = _error(tmp_path, data, language)
+    assert "\n" not in str(err)
+    return str(err), load_yaml(tmp_path / f"{language}.yaml")
+
+
+def test_the_schema_follows_the_language_s_morphology(tmp_path):
+    """Wrong type, unknown key (a gender on an English noun), too few entries, each at its line."""
+    data = _shipped("fr")
+    data["nouns"]["duel"]["one_counterpart"] = "yes"
+    message, parsed = _located(tmp_path, data, "fr")
+    assert message == (f"{tmp_path / 'fr.yaml'}:{parsed['nouns']['duel'].key_lines['one_counterpart']}: "
+                       "nouns.duel.one_counterpart: "
+                       "Input should be a valid boolean")
+    data = _shipped("en")
+    data["nouns"]["lawyer"]["gender"] = "m"
+    message, parsed = _located(tmp_path, data)
+    assert message == (f"{tmp_path / 'en.yaml'}:{parsed['nouns']['lawyer'].key_lines['gender']}: nouns.lawyer.gender: "
+                       "unknown key; this section takes: one_counterpart, sg, pl")
+    data = _shipped("it")
+    data["completive_verbs"] = data["completive_verbs"][:9]
+    message, parsed = _located(tmp_path, data, "it")
+    assert message == (f"{tmp_path / 'it.yaml'}:{parsed['completive_verbs'].line}: completive_verbs: "
+                       "Tuple should have at least 10 items after validation, not 9")
+
+
+def test_cross_references_are_checked_after_the_schema(tmp_path):
+    """What a schema cannot state: a second seed with one id, the genders a predicate must cover."""
+    data = _shipped("es")
+    data["seeds"].append(dict(data["seeds"][0]))
+    message, parsed = _located(tmp_path, data, "es")
+    assert message == (f"{tmp_path / 'es.yaml'}:{parsed['seeds'][-1].line}: seed {data['seeds'][0]['id']!r}: "
+                       "duplicate id")
+    data = _shipped("fr")
+    seed = next(s for s in data["seeds"] if "m" in s["predicate"] and "f" in s["predicate"])
+    del seed["predicate"]["f"]
+    message, parsed = _located(tmp_path, data, "fr")
+    index = data["seeds"].index(seed)
+    assert message == (f"{tmp_path / 'fr.yaml'}:{parsed['seeds'][index]['predicate'].line}: seed {seed['id']!r}."
+                       "predicate: no form for gender 'f' of a subject noun")
+    data = _shipped("fr")
+    data["possessive_relations"] = ["source"]
+    assert _error(tmp_path, data, "fr").reason == "fr has no prenominal possessive (morphology.fr.possessive)"
+
+
+def test_no_malformed_value_escapes_as_a_traceback(tmp_path):
+    """Every key of the file and of a seed, given a number: a located LexiconError, nothing else (the
+    checks after the schema read only what it let through)."""
+    shipped = _shipped("en")
+    for seed, key in [(None, key) for key in shipped] + [(0, key) for key in shipped["seeds"][0]]:
+        data = _shipped("en")
+        (data if seed is None else data["seeds"][seed])[key] = 5
+        with pytest.raises(LexiconError) as err:
+            _check(tmp_path, data)
+        assert err.value.line and "\n" not in str(err.value)
 
 
 # --- the independent review (README, Review): each finding pinned by the sentences it now gives ---

@@ -11,7 +11,7 @@ from blm_datasets.audit import audit_rows
 from builders.lexical_types import jaccard
 from builders import morphology, registry
 from builders.generate import Options, generate
-from builders.lexicon import LexiconError
+from builders.lexicon import LexiconError, load_yaml
 from builders.morphology import en as forms
 from builders.roll import lexicon
 from lexicon_files import check_written, shipped_english
@@ -201,36 +201,39 @@ def test_shipped_lexicon_has_the_18_roll_verbs():
 def test_invented_past_is_rejected(tmp_path, english):
     swing = next(v for v in english["verbs"] if v["lemma"] == "swing")
     swing["past"] = swing["participle"] = "swinged"
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verb 'swing': .*'swung'"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: verbs\.8: forms 'swinged'/'swinged' of 'swing' "
+                                           "should be 'swung'/'swung'"):
         _check(tmp_path, english)
     assert forms.form_error(forms.Verb("drop", "dropped", "dropped")) is None
 
 
 def test_fact_errors_name_file_line_and_scene(tmp_path, english):
     english["scenes"][0]["agents_move"].append("spin")
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'balls': agents_move: 'spin' is not a verb of this scene"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scenes\.0: agents_move: 'spin' is not a verb of this scene"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     english["scenes"][0]["agents_located"] = "sometimes"
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'balls': 'agents_located' is 'sometimes'"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scenes\.0\.agents_located: "
+                                           "Input should be 'natural', 'anomalous' or 'marginal'"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     english["scenes"][0]["causative"].append("spin")
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'balls': causative: 'spin' is not a verb of this scene"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scenes\.0: causative: 'spin' is not a verb of this scene"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     english["scenes"][2]["marginal"]["themes_move_agents"].append("glide")
     english["scenes"][2]["themes_move_agents"].append("glide")
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'boats'\.marginal: themes_move_agents: 'glide' "
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scenes\.2: marginal: themes_move_agents: 'glide' "
                                            "is also listed as natural"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     english["scenes"][2]["marginal"] = {"agents_located": ["float"]}
-    with pytest.raises(LexiconError, match=r"scene 'boats'\.marginal: 'agents_located' is not a verb fact"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scenes\.2\.marginal\.agents_located: unknown key; "
+                                           "this section takes: agents_move, themes_move_agents"):
         _check(tmp_path, english)
     english = shipped_english(lexicon)
     del english["scenes"][1]["themes_move_agents"]
-    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scene 'furniture': missing field 'themes_move_agents'"):
+    with pytest.raises(LexiconError, match=r"en\.yaml:\d+: scenes\.1\.themes_move_agents: missing key"):
         _check(tmp_path, english)
 
 
@@ -252,3 +255,57 @@ def test_unquoted_on_is_caught(tmp_path):
     text = (lexicon.HERE / "lexicons" / "en.yaml").read_text().replace('at: "on"', "at: on", 1)
     with pytest.raises(LexiconError, match="quote it"):
         _check(tmp_path, text)
+
+
+def _located(tmp_path, data) -> tuple[str, dict]:
+    """The one-line error for ``data`` written as en.yaml, and the file as parsed (for its lines)."""
+    with pytest.raises(LexiconError) as err:
+        _check(tmp_path, data)
+    assert "\n" not in str(err.value)
+    return str(err.value), load_yaml(tmp_path / "en.yaml")
+
+
+def test_schema_errors_are_located_one_liners(tmp_path, english):
+    """Wrong type, unknown key, too few entries: the key's (or the list's) line and the path to it."""
+    english["scenes"][0]["agents"][1] = 5
+    message, parsed = _located(tmp_path, english)
+    assert message == (f"{tmp_path / 'en.yaml'}:{parsed['scenes'][0]['agents'].line}: scenes.0.agents.1: "
+                       "5 must be a string (singular) or {pl: ...} (plural)")
+    english = shipped_english(lexicon)
+    english["scenes"][3]["agent_moves"] = []
+    message, parsed = _located(tmp_path, english)
+    assert message == (f"{tmp_path / 'en.yaml'}:{parsed['scenes'][3].key_lines['agent_moves']}: scenes.3.agent_moves: "
+                       "unknown key; this section takes: " + ", ".join(lexicon.SceneEntry.model_fields))
+    english = shipped_english(lexicon)
+    english["scenes"][1]["themes"] = english["scenes"][1]["themes"][:4]
+    message, parsed = _located(tmp_path, english)
+    assert message == (f"{tmp_path / 'en.yaml'}:{parsed['scenes'][1]['themes'].line}: scenes.1.themes: "
+                       "Tuple should have at least 5 items after validation, not 4")
+
+
+def test_cross_reference_errors_are_located_one_liners(tmp_path, english):
+    """What the schema cannot state: a lemma or scene id given twice."""
+    english["verbs"].append(dict(english["verbs"][0]))
+    message, parsed = _located(tmp_path, english)
+    assert message == f"{tmp_path / 'en.yaml'}:{parsed['verbs'][-1].line}: verb 'bounce': listed twice"
+    english = shipped_english(lexicon)
+    english["scenes"].append(dict(english["scenes"][0]))
+    message, parsed = _located(tmp_path, english)
+    assert message == f"{tmp_path / 'en.yaml'}:{parsed['scenes'][-1].line}: scene 'balls': duplicate id"
+
+
+def test_no_malformed_value_escapes_as_a_traceback(tmp_path):
+    """Every key of the file, a verb and a scene, given a number or a mapping: a located LexiconError."""
+    shipped = shipped_english(lexicon)
+    targets = [((), key) for key in shipped] + [(("verbs", 0), key) for key in shipped["verbs"][0]] + [
+        (("scenes", 2), key) for key in shipped["scenes"][2]]
+    for bad in (5, {}):
+        for where, key in targets:
+            if bad == {} and key == "marginal":
+                continue  # no marginal sentences: a valid scene
+            data = shipped_english(lexicon)
+            node = data[where[0]][where[1]] if where else data
+            node[key] = bad
+            with pytest.raises(LexiconError) as err:
+                _check(tmp_path, data)
+            assert err.value.line and "\n" not in str(err.value)

@@ -1,12 +1,18 @@
-"""Loading and checking an agreement lexicon (schema and relation vocabulary: LEXICON.md beside this file)."""
+"""The agreement lexicon: its schema (pydantic, LEXICON.md beside this file) built for the morphology of the
+file's language, and what a schema cannot state: nouns that exist, a coordination decision for every
+preposition, number visible in every form a slot takes."""
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, StrictBool, create_model, model_validator
 
 from builders import morphology
-from builders.lexicon import Checker, Entry, load_checked
+from builders.lexicon import Checker, Entry, LexiconError, check_schema, load_checked
+from builders.template import Strict
 
 HERE = Path(__file__).parent
 MIN_SEEDS, MIN_ALTERNATIVES, MIN_POOL = 40, 8, 10
@@ -61,6 +67,147 @@ RELATIONS = {
 HEAD_SLOT = {"attractor1": "subject", "attractor2": "attractor1", "subject_attractor2": "subject"}
 
 
+def _text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("is empty")
+    return value
+
+
+def _unique(values: tuple) -> tuple:
+    duplicates = sorted({v for v in values if values.count(v) > 1})
+    if duplicates:
+        raise ValueError(f"repeats {', '.join(duplicates)}")
+    return values
+
+
+def _relation(kind: str) -> str:
+    if kind in IMPLAUSIBLE:
+        raise ValueError(f"is {kind!r}: {IMPLAUSIBLE[kind]}; every sentence crosses singular and plural, so rewrite "
+                         f"the seed with a relation that holds in all four combinations ({', '.join(PLAUSIBLE)})")
+    if kind not in PLAUSIBLE:
+        raise ValueError(f"is {kind!r}, not a relation type; use one of {', '.join(PLAUSIBLE)} (see LEXICON.md)")
+    return kind
+
+
+def _relative(text: str) -> str:
+    if text.count("{name}") != 1:
+        raise ValueError(f"{text!r} must contain the slot {{name}} exactly once")
+    return text
+
+
+Text = Annotated[str, AfterValidator(_text)]
+Relation = Annotated[str, AfterValidator(_relation)]
+
+
+def words(minimum: int, item=Text):
+    """A list of distinct non-empty strings, at least ``minimum`` of them."""
+    return Annotated[tuple[item, ...], Field(min_length=minimum), AfterValidator(_unique)]
+
+
+class Numbers(Strict):
+    sg: Text
+    pl: Text
+
+    @model_validator(mode="after")
+    def _visible(self):
+        if self.sg == self.pl:
+            raise ValueError(f"singular and plural are both {self.sg!r}: agreement would be invisible")
+        return self
+
+
+class Article(Strict):
+    """An article the spelling rule gets wrong (it *le carceri*, es *el aula*)."""
+
+    sg: Text = None
+    pl: Text = None
+
+
+# optional noun facts the morphology of a language reads (LEXICON.md, "Noun entries per language")
+NOUN_OPTIONS = {"fr": {"elide": (StrictBool, None)}, "it": {"article": (Article, None)},
+                "es": {"article": (Article, None)}}
+
+
+class Attractor1(Strict):
+    prep: Text
+    noun: Text
+
+
+class Relations(Strict):
+    attractor1: Relation
+    attractor2: Relation
+    subject_attractor2: Relation
+
+
+class Alternatives(Strict):
+    """Type II/III substitutes for each noun of the seed."""
+
+    subject: words(MIN_ALTERNATIVES)
+    attractor1: words(MIN_ALTERNATIVES)
+    attractor2: words(MIN_ALTERNATIVES)
+
+
+class Seed(Strict):
+    id: Text
+    subject: Text
+    attractor1: Attractor1
+    attractor2: Text
+    relations: Relations
+    alternatives: Alternatives
+
+    @model_validator(mode="after")
+    def _alternatives_are_others(self):
+        own = {"subject": self.subject, "attractor1": self.attractor1.noun, "attractor2": self.attractor2}
+        for slot, noun in own.items():
+            if noun in getattr(self.alternatives, slot):
+                raise ValueError(f"alternatives.{slot} lists the seed's own noun {noun!r}")
+        return self
+
+
+class AgrLexicon(Strict):
+    language: Text
+    complementizer: Text
+    possessive_relations: Annotated[tuple[Relation, ...], Field(min_length=1), AfterValidator(_unique)] = None
+    coordination_repeats: words(0)   # prepositions a coordinated attractor 2 repeats
+    coordination_shares: words(0)    # prepositions that scope over both conjuncts
+    names: words(MIN_POOL)
+    completive_verbs: words(MIN_POOL)
+    relatives: words(MIN_POOL, Annotated[Text, AfterValidator(_relative)])
+
+
+def _sg_pl_or_genders(predicate):
+    """A predicate is {sg, pl} or, when it agrees in gender, {sg, pl} per gender."""
+    genders = [g for g in type(predicate).model_fields if g not in ("sg", "pl")]
+    given = {key for key, value in predicate if value is not None}
+    if given - {"sg", "pl"}:
+        if given & {"sg", "pl"}:
+            raise ValueError(f"give either sg/pl or a form per gender ({', '.join(genders)}), not both")
+    elif given != {"sg", "pl"}:
+        raise ValueError(f"needs sg and pl, or a form per gender ({', '.join(genders)})")
+    elif predicate.sg == predicate.pl:
+        raise ValueError(f"singular and plural are both {predicate.sg!r}: agreement would be invisible")
+    return predicate
+
+
+@functools.cache
+def schema(language: str) -> type[Strict]:
+    """The lexicon's model for a language: its nouns carry the fields its morphology reads, its predicates
+    agree in its genders."""
+    morph = morphology.language(language)
+    gender = Literal[tuple(morph.GENDERS)] if morph.GENDERS else None
+    noun = create_model(f"Noun_{language}", __base__=Strict, **{ONE_COUNTERPART: (StrictBool, None)},
+                        **{f: (gender if f == "gender" else Text, ...) for f in morph.NOUN_FIELDS},
+                        **{f: (Text, None) for f in getattr(morph, "OPTIONAL_NOUN_FIELDS", ())},
+                        **NOUN_OPTIONS.get(language, {}))
+    predicate = Numbers
+    if morph.GENDERS:
+        predicate = create_model(f"Predicate_{language}", __base__=Strict, sg=(Text, None), pl=(Text, None),
+                                 **{g: (Numbers, None) for g in morph.GENDERS}, __validators__={
+                                     "_form": model_validator(mode="after")(_sg_pl_or_genders)})
+    seed = create_model(f"Seed_{language}", __base__=Seed, predicate=(predicate, ...))
+    return create_model(f"AgrLexicon_{language}", __base__=AgrLexicon, nouns=(dict[str, noun], ...),
+                        seeds=(tuple[seed, ...], Field(min_length=MIN_SEEDS)))
+
+
 @functools.cache
 def load(language: str) -> Entry:
     lex = load_checked(HERE / "lexicons" / f"{language}.yaml", check, "agreement")
@@ -73,44 +220,26 @@ def seed_nouns(seed: dict) -> dict[str, str]:
 
 
 def check(lex: Entry, path: Path) -> None:
-    """Raise LexiconError (file, line, entry, reason) on the first schema violation."""
-    c = Checker(path)
-    language = c.field(lex, "language", str, "language")
-    if language != path.stem:
-        c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
-    morph = morphology.language(language)
-    c.field(lex, "complementizer", str, "complementizer")
-    if "possessive_relations" in lex:
-        if not hasattr(morph, "possessive"):
-            c.fail(lex, "possessive_relations", f"{language} has no prenominal possessive (morphology.{language}.possessive)")
-        for rel in c.strings(lex, "possessive_relations", "possessive_relations", 1):
-            if rel not in PLAUSIBLE:
-                c.fail(lex, "possessive_relations", f"{rel!r} is not a relation type; known: {', '.join(PLAUSIBLE)}")
+    """The file's language, the schema of its morphology, then what the schema cannot state, as LexiconError
+    (file, line, entry, reason)."""
+    c, line = Checker(path), lex.key_lines.get("language")
+    if "language" in lex and lex["language"] != path.stem:
+        raise LexiconError(path, line, "language", f"is {lex['language']!r} but the file is named {path.name}")
+    try:
+        morph = morphology.language(path.stem)
+    except ValueError as err:  # no morphology module for the file's language
+        raise LexiconError(path, line, "language", str(err)) from None
+    check_schema(lex, path, schema(path.stem))
+    if "possessive_relations" in lex and not hasattr(morph, "possessive"):
+        c.fail(lex["possessive_relations"], "possessive_relations", f"{path.stem} has no prenominal possessive "
+                                            f"(morphology.{path.stem}.possessive)")
     coordination = _coordination(c, lex)
-    c.strings(lex, "names", "names", MIN_POOL)
-    c.strings(lex, "completive_verbs", "completive_verbs", MIN_POOL)
-    for rel in c.strings(lex, "relatives", "relatives", MIN_POOL):
-        if rel.count("{name}") != 1:
-            c.fail(lex, "relatives", f"{rel!r} must contain the slot {{name}} exactly once")
-    nouns = c.field(lex, "nouns", dict, "nouns")
-    for key, noun in nouns.items():
-        for fld in morph.NOUN_FIELDS:
-            if fld == "gender":
-                c.one_of(noun, "gender", morph.GENDERS, f"nouns.{key}")
-            else:
-                c.field(noun, fld, str, f"nouns.{key}")
-        if ONE_COUNTERPART in noun:
-            c.field(noun, ONE_COUNTERPART, bool, f"nouns.{key}")
-    seeds = c.field(lex, "seeds", list, "seeds")
-    if len(seeds) < MIN_SEEDS:
-        c.fail(seeds, "seeds", f"needs at least {MIN_SEEDS} seeds, has {len(seeds)}")
-    seen = set()
-    for i, seed in enumerate(seeds):
-        sid = c.field(seed, "id", str, f"seeds[{i}]")
-        entry = f"seed {sid!r}"
-        if sid in seen:
+    nouns, seen = lex["nouns"], set()
+    for seed in lex["seeds"]:
+        entry = f"seed {seed['id']!r}"
+        if seed["id"] in seen:
             c.fail(seed, entry, "duplicate id")
-        seen.add(sid)
+        seen.add(seed["id"])
         _check_seed(c, seed, entry, nouns, morph, coordination)
 
 
@@ -118,66 +247,34 @@ def _coordination(c: Checker, lex: Entry) -> dict[str, str]:
     """{preposition: 'repeats' | 'shares'}: what a coordinated attractor 2 does with it."""
     out: dict[str, str] = {}
     for key, kind in (("coordination_repeats", "repeats"), ("coordination_shares", "shares")):
-        preps = c.field(lex, key, list, key)
-        if any(not isinstance(p, str) or not p.strip() for p in preps):
-            c.fail(preps, key, "must be a list of prepositions")
-        for prep in preps:
+        for prep in lex[key]:
             if prep in out:
-                c.fail(preps, key, f"{prep!r} is in both coordination_repeats and coordination_shares")
+                c.fail(lex[key], key, f"{prep!r} is in both coordination_repeats and coordination_shares")
             out[prep] = kind
     return out
 
 
 def _check_seed(c: Checker, seed: dict, entry: str, nouns: dict, morph, coordination: dict[str, str]) -> None:
-    c.field(seed, "subject", str, entry)
-    a1 = c.field(seed, "attractor1", dict, entry)
-    prep = c.field(a1, "prep", str, entry + ".attractor1")
-    c.field(a1, "noun", str, entry + ".attractor1")
+    """The seed's preposition has a coordination decision, its nouns exist and show their number, its
+    relations fit its nouns, its predicate has a form for every subject's gender."""
+    prep = seed["attractor1"]["prep"]
     if prep not in coordination and prep.rsplit(" ", 1)[-1] not in coordination:
-        c.fail(a1, entry + ".attractor1", f"preposition {prep!r} is in neither coordination_repeats nor "
-               "coordination_shares: say whether a coordinated attractor 2 (Coord) repeats it")
-    c.field(seed, "attractor2", str, entry)
-    _check_relations(c, seed, entry)
-    alternatives = c.field(seed, "alternatives", dict, entry)
+        c.fail(seed["attractor1"], entry + ".attractor1", f"preposition {prep!r} is in neither coordination_repeats "
+               "nor coordination_shares: say whether a coordinated attractor 2 (Coord) repeats it")
+    alternatives = seed["alternatives"]
     for slot, noun in seed_nouns(seed).items():
-        alts = c.strings(alternatives, slot, f"{entry}.alternatives", MIN_ALTERNATIVES)
-        for key in [noun, *alts]:
+        for key in [noun, *alternatives[slot]]:
             if key not in nouns:
                 c.fail(seed, entry, f"noun {key!r} ({slot}) has no entry under 'nouns'")
     _check_counterparts(c, seed, entry, nouns)
     for slot, noun in seed_nouns(seed).items():
-        alts = alternatives[slot]
-        for key in [noun, *alts]:
+        for key in [noun, *alternatives[slot]]:
             _check_visible_number(c, seed, entry, slot, key, nouns[key], prep, morph)
-        if noun in alts:
-            c.fail(alternatives, f"{entry}.alternatives", f"{slot} lists the seed's own noun {noun!r}")
-    predicate = c.field(seed, "predicate", dict, entry)
-    subjects = [seed["subject"], *alternatives["subject"]]
-    if "sg" in predicate:
-        _check_numbers(c, predicate, f"{entry}.predicate")
-    else:
-        for gender in {nouns[s]["gender"] for s in subjects}:
+    predicate = seed["predicate"]
+    if "sg" not in predicate:
+        for gender in sorted({nouns[s]["gender"] for s in [seed["subject"], *alternatives["subject"]]}):
             if gender not in predicate:
                 c.fail(predicate, f"{entry}.predicate", f"no form for gender {gender!r} of a subject noun")
-            _check_numbers(c, predicate[gender], f"{entry}.predicate.{gender}")
-
-
-def _check_relations(c: Checker, seed: dict, entry: str) -> None:
-    """Each relation is a known type that stays plausible in every number combination."""
-    relations = c.field(seed, "relations", dict, entry)
-    where = f"{entry}.relations"
-    for key in relations:
-        if key not in RELATIONS:
-            c.fail(relations, where, f"unknown key {key!r}; give {', '.join(RELATIONS)}")
-    for key in RELATIONS:
-        kind = c.field(relations, key, str, where)
-        if kind in IMPLAUSIBLE:
-            c.fail(relations, where, f"{key} is {kind!r}: {IMPLAUSIBLE[kind]}; every sentence crosses singular "
-                   "and plural, so rewrite the seed with a relation that holds in all four combinations "
-                   f"({', '.join(PLAUSIBLE)})")
-        if kind not in PLAUSIBLE:
-            c.fail(relations, where, f"{key} is {kind!r}, not a relation type; use one of "
-                   f"{', '.join(PLAUSIBLE)} (see LEXICON.md)")
 
 
 def _check_counterparts(c: Checker, seed: dict, entry: str, nouns: dict) -> None:
@@ -213,7 +310,3 @@ def _check_visible_number(c: Checker, seed: dict, entry: str, slot: str, key: st
                    "the number pattern of the sequence would be invisible; choose another noun")
 
 
-def _check_numbers(c: Checker, node: dict, entry: str) -> None:
-    sg, pl = c.field(node, "sg", str, entry), c.field(node, "pl", str, entry)
-    if sg == pl:
-        c.fail(node, entry, f"singular and plural are both {sg!r}: agreement would be invisible")

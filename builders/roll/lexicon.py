@@ -1,14 +1,19 @@
-"""Loading and checking the Roll-verb lexicon (schema and facts: LEXICON.md beside this file)."""
+"""The Roll-verb lexicon: its schema (pydantic; facts: LEXICON.md beside this file), then what a schema cannot
+state (declared verbs, unique ids, the language's content and function words), read into verbs and scenes."""
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, NamedTuple
+
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from builders import morphology
-from builders.lexicon import Checker, LexiconError, disjoint_roles, load_yaml
+from builders.lexicon import Checker, LexiconError, check_schema, disjoint_roles, load_yaml
 from builders.morphology import en as forms
+from builders.template import Strict
 
 HERE = Path(__file__).parent
 MIN_POOL = 5            # five agents, themes and locations per scene
@@ -58,6 +63,101 @@ class Lexicon(NamedTuple):
     scenes: tuple[Scene, ...]
 
 
+def _text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("is empty")
+    return value
+
+
+def _unique(values: tuple) -> tuple:
+    duplicates = sorted({v for v in values if values.count(v) > 1})
+    if duplicates:
+        raise ValueError(f"repeats {', '.join(duplicates)}")
+    return values
+
+
+def _noun_phrase(item: Any) -> Any:
+    """A plain string (singular NP) or {pl: ...} (plural NP)."""
+    plural = isinstance(item, Mapping) and set(item) == {"pl"}
+    text = item["pl"] if plural else item
+    if not isinstance(text, str):
+        raise ValueError(f"{item!r} must be a string (singular) or {{pl: ...}} (plural)")
+    _text(text)
+    return item
+
+
+def _not_boolean(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_text)]
+Lemmas = Annotated[tuple[Text, ...], AfterValidator(_unique)]
+NounPhrases = Annotated[tuple[Annotated[Any, AfterValidator(_noun_phrase)], ...], Field(min_length=MIN_POOL)]
+Preposition = Annotated[Text, BeforeValidator(_not_boolean)]
+
+
+class VerbEntry(Strict):
+    lemma: Text
+    past: Text
+    participle: Text
+
+    @model_validator(mode="after")
+    def _real_forms(self):
+        error = forms.form_error(forms.Verb(self.lemma, self.past, self.participle))
+        if error:
+            raise ValueError(error)
+        return self
+
+
+class LocationEntry(Strict):
+    np: Text
+    at: Preposition   # static: "The ball was in the gutter"
+    to: Preposition   # motion: "The ball rolled into the gutter"
+
+
+class Marginal(Strict):
+    """Scene verbs for which a verb fact's sentence is marginal (*The raft floated the oarsman*)."""
+
+    agents_move: Lemmas = ()
+    themes_move_agents: Lemmas = ()
+
+
+class SceneEntry(Strict):
+    id: Text
+    verbs: Annotated[Lemmas, Field(min_length=MIN_SCENE_VERBS)]
+    causative: Lemmas
+    agents_move: Lemmas
+    agents_located: Literal[JUDGEMENTS]
+    themes_move_agents: Lemmas
+    marginal: Marginal = Field(default_factory=Marginal)
+    agents: NounPhrases
+    themes: NounPhrases
+    locations: tuple[LocationEntry, ...] = Field(min_length=MIN_POOL)
+
+    @model_validator(mode="after")
+    def _facts_hold_for_scene_verbs(self):
+        """The causative verbs and the verb facts name verbs of the scene; none is both natural and marginal."""
+        lists = {key: getattr(self, key) for key in ("causative", *VERB_FACTS)}
+        lists |= {f"marginal: {fact}": getattr(self.marginal, fact) for fact in VERB_FACTS}
+        for key, lemmas in lists.items():
+            for lemma in lemmas:
+                if lemma not in self.verbs:
+                    raise ValueError(f"{key}: {lemma!r} is not a verb of this scene ({', '.join(self.verbs)})")
+        for fact in VERB_FACTS:
+            for lemma in getattr(self.marginal, fact):
+                if lemma in getattr(self, fact):
+                    raise ValueError(f"marginal: {fact}: {lemma!r} is also listed as natural")
+        return self
+
+
+class RollLexicon(Strict):
+    language: Text
+    verbs: tuple[VerbEntry, ...] = Field(min_length=1)
+    scenes: tuple[SceneEntry, ...] = Field(min_length=1)
+
+
 @functools.cache
 def load(language: str) -> Lexicon:
     path = HERE / "lexicons" / f"{language}.yaml"
@@ -67,106 +167,58 @@ def load(language: str) -> Lexicon:
 
 
 def check(lex, path: Path) -> Lexicon:
-    """The verbs and scenes of a lexicon; raises LexiconError (file, line, entry, reason)."""
-    c = Checker(path)
-    language = c.field(lex, "language", str, "language")
+    """The schema, then what it cannot state, as LexiconError (file, line, entry, reason): the file's language,
+    unique lemmas and scene ids, scene verbs that are declared and used, the language's content and function
+    words. Returns the verbs and scenes."""
+    check_schema(lex, path, RollLexicon)
+    c, language, line = Checker(path), lex["language"], lex.key_lines.get("language")
     if language != path.stem:
-        c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
-    function_words = morphology.function_words(language)
+        raise LexiconError(path, line, "language", f"is {language!r} but the file is named {path.name}")
+    try:
+        function_words = morphology.function_words(language)
+    except ValueError as err:  # no word lists for the file's language
+        raise LexiconError(path, line, "language", str(err)) from None
     verbs = {}
-    for i, entry in enumerate(c.field(lex, "verbs", list, "verbs")):
-        lemma = c.field(entry, "lemma", str, f"verbs[{i}]")
+    for entry in lex["verbs"]:
+        lemma = entry["lemma"]
         if lemma in verbs:
             c.fail(entry, f"verb {lemma!r}", "listed twice")
-        verb = forms.Verb(lemma, c.field(entry, "past", str, f"verb {lemma!r}"),
-                          c.field(entry, "participle", str, f"verb {lemma!r}"))
-        if forms.form_error(verb):
-            c.fail(entry, f"verb {lemma!r}", forms.form_error(verb))
-        verbs[lemma] = verb
+        verbs[lemma] = forms.Verb(lemma, entry["past"], entry["participle"])
     scenes, seen = [], set()
-    for i, entry in enumerate(c.field(lex, "scenes", list, "scenes")):
-        sid = c.field(entry, "id", str, f"scenes[{i}]")
-        name = f"scene {sid!r}"
-        if sid in seen:
+    for entry in lex["scenes"]:
+        name = f"scene {entry['id']!r}"
+        if entry["id"] in seen:
             c.fail(entry, name, "duplicate id")
-        seen.add(sid)
-        scene_verbs = c.strings(entry, "verbs", name, MIN_SCENE_VERBS)
-        for lemma in scene_verbs:
+        seen.add(entry["id"])
+        for lemma in entry["verbs"]:
             if lemma not in verbs:
                 c.fail(entry, name, f"verb {lemma!r} is not listed under 'verbs'")
-        causative = c.strings(entry, "causative", name, 0)
-        for lemma in causative:
-            if lemma not in scene_verbs:
-                c.fail(entry, name, f"causative: {lemma!r} is not a verb of this scene ({', '.join(scene_verbs)})")
-        agents = _pool(c, entry, "agents", name, language)
-        themes = _pool(c, entry, "themes", name, language)
-        locations = tuple(Location(c.field(item, "np", str, f"{name}.locations"),
-                                   *(_prep(c, item, key, f"{name}.locations", function_words) for key in ("at", "to")))
-                          for item in c.field(entry, "locations", list, name))
-        for role, pool in (("agents", agents), ("themes", themes), ("locations", locations)):
-            if len(pool) < MIN_POOL:
-                c.fail(entry, name, f"{role!r} needs at least {MIN_POOL} noun phrases, has {len(pool)}")
+        agents, themes = (tuple(_np(c, item, entry, f"{name}.{key}", language) for item in entry[key])
+                          for key in ("agents", "themes"))
+        locations = tuple(Location(item["np"], *(_prep(c, item, key, f"{name}.locations", function_words)
+                                                 for key in ("at", "to"))) for item in entry["locations"])
         disjoint_roles(c, entry, name, {"agents": [a.text for a in agents], "themes": [t.text for t in themes],
                                          "locations": [loc.text for loc in locations]}, language)
-        located = c.one_of(entry, "agents_located", JUDGEMENTS, name)
-        facts = {key: _verb_fact(c, entry, key, name, scene_verbs) for key in VERB_FACTS}
-        scenes.append(Scene(sid, tuple(scene_verbs), tuple(causative), agents, themes, locations,
-                            facts["agents_move"], located, facts["themes_move_agents"],
-                            _marginal(c, entry, name, scene_verbs, facts)))
+        marginal = frozenset((fact, lemma) for fact, lemmas in entry.get("marginal", {}).items() for lemma in lemmas)
+        scenes.append(Scene(entry["id"], tuple(entry["verbs"]), tuple(entry["causative"]), agents, themes, locations,
+                            frozenset(entry["agents_move"]), entry["agents_located"],
+                            frozenset(entry["themes_move_agents"]), marginal))
     unused = sorted(set(verbs) - {v for s in scenes for v in s.verbs})
     if unused:
-        c.fail(lex, "scenes", f"verbs in no scene: {', '.join(unused)}")
+        c.fail(lex["scenes"], "scenes", f"verbs in no scene: {', '.join(unused)}")
     return Lexicon(verbs, tuple(scenes))
 
 
-def _marginal(c: Checker, entry, name: str, scene_verbs: list[str], facts: dict[str, frozenset[str]]
-              ) -> frozenset[tuple[str, str]]:
-    """Optional ``marginal: {themes_move_agents: [float]}``: scene verbs for which a verb fact's
-    sentence is marginal (*The raft floated the oarsman*), so no candidate claims a class for it."""
-    node = entry.get("marginal", {})
-    if not isinstance(node, dict):
-        c.fail(entry, name, f"marginal must map a fact ({', '.join(VERB_FACTS)}) to scene verbs")
-    out = set()
-    for fact in node:
-        if fact not in VERB_FACTS:
-            c.fail(node, f"{name}.marginal", f"{fact!r} is not a verb fact; expected one of {', '.join(VERB_FACTS)}")
-        for lemma in _verb_fact(c, node, fact, f"{name}.marginal", scene_verbs):
-            if lemma in facts[fact]:
-                c.fail(node, f"{name}.marginal", f"{fact}: {lemma!r} is also listed as natural")
-            out.add((fact, lemma))
-    return frozenset(out)
-
-
-def _verb_fact(c: Checker, entry, key: str, name: str, scene_verbs: list[str]) -> frozenset[str]:
-    """A fact that lists the scene verbs it holds for (``[]``: none)."""
-    values = c.field(entry, key, list, name)
-    for value in values:
-        if value not in scene_verbs:
-            c.fail(entry, name, f"{key}: {value!r} is not a verb of this scene ({', '.join(scene_verbs)})")
-    return frozenset(values)
-
-
-def _pool(c: Checker, entry, key: str, name: str, language: str) -> tuple[NP, ...]:
-    return tuple(_np(c, item, entry, f"{name}.{key}", language) for item in c.field(entry, key, list, name))
-
-
 def _np(c: Checker, item, parent, entry: str, language: str) -> NP:
-    """A plain string (singular NP) or {pl: ...} (plural NP)."""
-    if isinstance(item, str):
-        np = NP(item.strip())
-    elif isinstance(item, dict) and set(item) == {"pl"}:
-        np = NP(c.field(item, "pl", str, entry).strip(), True)
-    else:
-        c.fail(parent, entry, f"{item!r} must be a string (singular) or {{pl: ...}} (plural)")
+    """A plain string (singular NP) or {pl: ...} (plural NP), of at most MAX_CONTENT_WORDS content words."""
+    np = NP(item.strip()) if isinstance(item, str) else NP(item["pl"].strip(), True)
     if len(morphology.content_stems(np.text, language)) > MAX_CONTENT_WORDS:
         c.fail(parent, entry, f"{np.text!r} has more than {MAX_CONTENT_WORDS} content words")
     return np
 
 
 def _prep(c: Checker, item, key: str, entry: str, function_words: frozenset[str]) -> str:
-    if isinstance(item.get(key), bool):
-        c.fail(item, entry, f"{key} reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
-    prep = c.field(item, key, str, entry)
+    prep = item[key]
     if any(word not in function_words for word in prep.split()):
         c.fail(item, entry, f"{key} {prep!r} is not a function word (builders/morphology/function_words/)")
     return prep
