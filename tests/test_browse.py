@@ -112,12 +112,21 @@ def test_the_site_holds_every_instance_with_each_runs_pick(site, splits):
     for inst in data["instances"]:
         row = splits[inst["s"]][int(inst["id"].rsplit("-", 1)[1])]
         assert row["id"] == inst["id"] and [a[0] for a in inst["a"]] == row["answers"] and inst["g"] == row["label"]
+        assert [a[3] for a in inst["a"]] == row["answer_patterns"]
         if inst["s"] == "test":
             assert inst["pr"][0][0] == row["label"] and inst["pr"][1][0] == wrong_pick(0, row)
         else:
             assert inst["pr"] == [None, None]
     html = (site / "index.html").read_text()
     assert 'data_agr_en_typeI.js' in html and "http" not in html.replace("http-equiv", "")  # nothing from a network
+
+
+def test_each_config_shows_the_runs_that_tested_on_it(tmp_path, splits):
+    run = fake_run(tmp_path / "run", splits["test"], wrong_pick)
+    write_site([CONFIG, "agr_en_typeII"], tmp_path / "site", predictions=[str(run)], size=SIZE)
+    assert site_data(tmp_path / "site")["runs"] == ["run"]
+    other = site_data(tmp_path / "site", "agr_en_typeII")
+    assert other["runs"] == [] and all(i["pr"] == [] for i in other["instances"])
 
 
 def test_llm_eval_results_give_per_item_picks(tmp_path):
