@@ -251,6 +251,8 @@ def test_the_page_filters_and_overlays_the_picks_in_a_real_browser(site, splits,
         assert browser.js(VISIBLE) == expected[:20]
         assert browser.js("document.getElementById('count').textContent").startswith(f"{len(expected)} of ")
         assert f"label={label}" in browser.js("location.hash")
+        browser.key("j")  # j on a fresh page goes to its first instance
+        assert browser.js("document.activeElement.dataset.id") == expected[0]
         # keyboard: / focuses the search, typed text filters, Esc leaves it, j moves to the first instance
         browser.key("/")
         assert browser.js("document.activeElement.id") == "f-q"
@@ -262,6 +264,16 @@ def test_the_page_filters_and_overlays_the_picks_in_a_real_browser(site, splits,
         browser.key("Escape")
         browser.key("j")
         assert browser.js("document.activeElement.dataset.id") == want[0]
+        # the candidates filter: instances with a GRAMMAR candidate of this lemma, the other candidates dimmed
+        browser.js("document.getElementById('f-clear').click(); const c = document.getElementById('f-cand'); "
+                   "c.value = 'GRAMMAR'; c.onchange(); const l = document.getElementById('f-lemma'); "
+                   f"l.value = {json.dumps(word)}; l.onchange()")
+        rows = [row for split in splits.values() for row in split if row["lemma"] == word][:20]
+        assert browser.js(VISIBLE) == [row["id"] for row in rows]
+        assert browser.js("Array.from(document.querySelectorAll('.answers tbody tr:not(.dim)')).map(r => "
+                          "r.children[2].textContent)") == [
+            lab for row in rows for j, (lab, err) in enumerate(zip(row["answer_labels"], row["answer_error_classes"]))
+            if err == "GRAMMAR" or j == row["label"]]
         shot = base64.b64decode(browser.call("Page.captureScreenshot", session=True)["data"])
         (tmp_path / "browse.png").write_bytes(shot)
         assert shot.startswith(b"\x89PNG") and len(shot) > 10_000
