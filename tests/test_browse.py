@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -274,6 +275,15 @@ def test_the_page_filters_and_overlays_the_picks_in_a_real_browser(site, splits,
                           "r.children[2].textContent)") == [
             lab for row in rows for j, (lab, err) in enumerate(zip(row["answer_labels"], row["answer_error_classes"]))
             if err == "GRAMMAR" or j == row["label"]]
+        # search finds an instance by its id (as a review sheet cites it) or by a context sentence as written
+        train = splits["train"][5]
+        words = lambda text: " ".join(re.sub(r"[.,;:!?]", " ", text.lower()).split())
+        sentence = [row["id"] for split in splits.values() for row in split
+                    if any(words(train["context"][6]) in words(s) for s in row["context"] + row["answers"])]
+        for query, want in ((train["id"], [train["id"]]), (train["context"][6], sentence[:20])):
+            browser.js(f"{{ document.getElementById('f-clear').click(); const q = document.getElementById('f-q'); "
+                       f"q.value = {json.dumps(query)}; q.oninput() }}")
+            browser.wait(f"JSON.stringify({VISIBLE}) === {json.dumps(json.dumps(want, separators=(',', ':')))}")
         shot = base64.b64decode(browser.call("Page.captureScreenshot", session=True)["data"])
         (tmp_path / "browse.png").write_bytes(shot)
         assert shot.startswith(b"\x89PNG") and len(shot) > 10_000
