@@ -75,8 +75,8 @@ def instance_view(row: dict, split: str) -> dict:
     columns, rows = matrix_rows(list(row["context_patterns"]), [list(c) for c in row["context_chunks"]])
     return {"id": row["id"], "s": split, "lm": row["lemma"], "lt": row["lexical_type"], "tp": row["template"],
             "cols": columns, "rows": rows, "g": int(row["label"]),
-            "a": [[t, lab, err] for t, lab, err in zip(row["answers"], row["answer_labels"],
-                                                         row["answer_error_classes"])]}
+            "a": [list(a) for a in zip(row["answers"], row["answer_labels"], row["answer_error_classes"],
+                                       row["answer_patterns"])]}
 
 
 # ------------------------------------------------------------------------------------------- predictions
@@ -147,20 +147,24 @@ def write_site(configs: list[str], out: str | Path, *, dataset: str | None = Non
         raise BrowseError(f"--out {out}: {blocker} is a file, not a folder; choose another --out")
     runs = [read_predictions(p) for p in predictions or []]
     out.mkdir(parents=True, exist_ok=True)
-    written, entries = [], []
+    written, entries, unmatched = [], [], set(range(len(runs)))
     for config in configs:
         splits = load_source(dataset, config, seed=seed, size=size)
-        data = config_data(config, splits, runs)
-        matched = [sum(i["pr"][k] is not None for i in data["instances"]) for k in range(len(runs))]
-        for (name, picks), n in zip(runs, matched):
-            if picks and not n:
-                raise BrowseError(f"--predictions {name}: none of its instance ids are in {config}; give the run "
-                                  f"trained and tested on this config (and the same --dataset/--size)")
+        ids = {row_id for split_name in splits for row_id in splits[split_name]["id"]}
+        tested = [k for k, (_, picks) in enumerate(runs) if not ids.isdisjoint(picks)]  # runs show where they tested
+        unmatched -= set(tested)
+        data = config_data(config, splits, [runs[k] for k in tested])
+        matched = [sum(i["pr"][k] is not None for i in data["instances"]) for k in range(len(tested))]
         file = f"data_{SAFE_NAME.sub('_', config)}.js"
         payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
         written.append(atomic_write_text(out / file, f"window.BLM_DATA=window.BLM_DATA||{{}};"
                                                      f"window.BLM_DATA[{json.dumps(config)}]={payload};\n"))
-        entries.append({"config": config, "file": file, "instances": len(data["instances"]), "matched": matched})
+        entries.append({"config": config, "file": file, "instances": len(data["instances"]), "runs": data["runs"],
+                        "matched": matched})
+    if unmatched:
+        raise BrowseError(f"--predictions {runs[min(unmatched)][0]}: none of its instance ids are in "
+                          f"{', '.join(configs)}; give a run trained and tested on one of these configs (and the "
+                          f"same --dataset/--size/--data-seed)")
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(SITE_TEMPLATES), autoescape=True,
                              keep_trailing_newline=True)
     html = env.get_template("index.html.j2").render(configs=entries, runs=[name for name, _ in runs],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -112,12 +113,21 @@ def test_the_site_holds_every_instance_with_each_runs_pick(site, splits):
     for inst in data["instances"]:
         row = splits[inst["s"]][int(inst["id"].rsplit("-", 1)[1])]
         assert row["id"] == inst["id"] and [a[0] for a in inst["a"]] == row["answers"] and inst["g"] == row["label"]
+        assert [a[3] for a in inst["a"]] == row["answer_patterns"]
         if inst["s"] == "test":
             assert inst["pr"][0][0] == row["label"] and inst["pr"][1][0] == wrong_pick(0, row)
         else:
             assert inst["pr"] == [None, None]
     html = (site / "index.html").read_text()
     assert 'data_agr_en_typeI.js' in html and "http" not in html.replace("http-equiv", "")  # nothing from a network
+
+
+def test_each_config_shows_the_runs_that_tested_on_it(tmp_path, splits):
+    run = fake_run(tmp_path / "run", splits["test"], wrong_pick)
+    write_site([CONFIG, "agr_en_typeII"], tmp_path / "site", predictions=[str(run)], size=SIZE)
+    assert site_data(tmp_path / "site")["runs"] == ["run"]
+    other = site_data(tmp_path / "site", "agr_en_typeII")
+    assert other["runs"] == [] and all(i["pr"] == [] for i in other["instances"])
 
 
 def test_llm_eval_results_give_per_item_picks(tmp_path):
@@ -242,6 +252,8 @@ def test_the_page_filters_and_overlays_the_picks_in_a_real_browser(site, splits,
         assert browser.js(VISIBLE) == expected[:20]
         assert browser.js("document.getElementById('count').textContent").startswith(f"{len(expected)} of ")
         assert f"label={label}" in browser.js("location.hash")
+        browser.key("j")  # j on a fresh page goes to its first instance
+        assert browser.js("document.activeElement.dataset.id") == expected[0]
         # keyboard: / focuses the search, typed text filters, Esc leaves it, j moves to the first instance
         browser.key("/")
         assert browser.js("document.activeElement.id") == "f-q"
@@ -253,6 +265,25 @@ def test_the_page_filters_and_overlays_the_picks_in_a_real_browser(site, splits,
         browser.key("Escape")
         browser.key("j")
         assert browser.js("document.activeElement.dataset.id") == want[0]
+        # the candidates filter: instances with a GRAMMAR candidate of this lemma, the other candidates dimmed
+        browser.js("document.getElementById('f-clear').click(); const c = document.getElementById('f-cand'); "
+                   "c.value = 'GRAMMAR'; c.onchange(); const l = document.getElementById('f-lemma'); "
+                   f"l.value = {json.dumps(word)}; l.onchange()")
+        rows = [row for split in splits.values() for row in split if row["lemma"] == word][:20]
+        assert browser.js(VISIBLE) == [row["id"] for row in rows]
+        assert browser.js("Array.from(document.querySelectorAll('.answers tbody tr:not(.dim)')).map(r => "
+                          "r.children[2].textContent)") == [
+            lab for row in rows for j, (lab, err) in enumerate(zip(row["answer_labels"], row["answer_error_classes"]))
+            if err == "GRAMMAR" or j == row["label"]]
+        # search finds an instance by its id (as a review sheet cites it) or by a context sentence as written
+        train = splits["train"][5]
+        words = lambda text: " ".join(re.sub(r"[.,;:!?]", " ", text.lower()).split())
+        sentence = [row["id"] for split in splits.values() for row in split
+                    if any(words(train["context"][6]) in words(s) for s in row["context"] + row["answers"])]
+        for query, want in ((train["id"], [train["id"]]), (train["context"][6], sentence[:20])):
+            browser.js(f"{{ document.getElementById('f-clear').click(); const q = document.getElementById('f-q'); "
+                       f"q.value = {json.dumps(query)}; q.oninput() }}")
+            browser.wait(f"JSON.stringify({VISIBLE}) === {json.dumps(json.dumps(want, separators=(',', ':')))}")
         shot = base64.b64decode(browser.call("Page.captureScreenshot", session=True)["data"])
         (tmp_path / "browse.png").write_bytes(shot)
         assert shot.startswith(b"\x89PNG") and len(shot) > 10_000
