@@ -139,7 +139,8 @@ def config_data(config: str, splits, runs: list[tuple[str, dict]]) -> dict:
 
 
 def write_site(configs: list[str], out: str | Path, *, dataset: str | None = None,
-               predictions: list[str] | None = None, size: int | None = None, seed: int = 42) -> list[Path]:
+               predictions: list[str] | None = None, size: int | None = None, seed: int = 42,
+               cache_dir: str | None = None) -> list[Path]:
     """Write index.html and data_<config>.js for `configs` into `out`; returns the written files."""
     out = Path(out).expanduser()
     blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
@@ -149,7 +150,7 @@ def write_site(configs: list[str], out: str | Path, *, dataset: str | None = Non
     out.mkdir(parents=True, exist_ok=True)
     written, entries, unmatched = [], [], set(range(len(runs)))
     for config in configs:
-        splits = load_source(dataset, config, seed=seed, size=size)
+        splits = load_source(dataset, config, seed=seed, size=size, cache_dir=cache_dir)
         ids = {row_id for split_name in splits for row_id in splits[split_name]["id"]}
         tested = [k for k, (_, picks) in enumerate(runs) if not ids.isdisjoint(picks)]  # runs show where they tested
         unmatched -= set(tested)
@@ -176,7 +177,7 @@ def write_site(configs: list[str], out: str | Path, *, dataset: str | None = Non
 def cmd_browse(args: argparse.Namespace) -> int:
     """`blm browse`: write the site, say where it is."""
     written = write_site(args.configs, args.out, dataset=args.dataset, predictions=args.predictions,
-                         size=args.size, seed=args.data_seed)
+                         size=args.size, seed=args.data_seed, cache_dir=args.cache_dir)
     index = written[-1]
     print(f"wrote {len(written)} files to {index.parent}; open {index.resolve().as_uri()} in a browser")
     return 0
@@ -196,6 +197,8 @@ def register(sub) -> None:
                    f"{PREDICTIONS_FILE}) or `blm llm-eval --out` files; two are shown side by side")
     p.add_argument("--size", type=int, help="when generating: instances per config (train + test); give the "
                    "train.py --dataset_size of the runs")
-    p.add_argument("--data-seed", type=int, default=42, help="when generating: the generation seed (default: 42)")
+    p.add_argument("--data-seed", "--seed", dest="data_seed", type=int, default=42,
+                   help="when generating: the generation seed, as `blm generate|review --seed` (default: 42)")
+    p.add_argument("--cache-dir", help="datasets cache for generated configs (default: HF_DATASETS_CACHE)")
     p.add_argument("--out", required=True, metavar="SITE", help="folder to write the site into")
     p.set_defaults(func=cmd_browse)

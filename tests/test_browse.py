@@ -153,6 +153,14 @@ def test_bad_predictions_are_one_line_user_errors(tmp_path, splits, capsys):
         write_site([CONFIG], tmp_path / "site2", predictions=[str(other)], size=SIZE)
 
 
+def test_browse_takes_review_s_seed_and_cache_flags(tmp_path, capsys):
+    cache = tmp_path / "cache"
+    assert blm(["browse", CONFIG, "--size", str(SIZE), "--seed", "3", "--cache-dir", str(cache),
+                "--out", str(tmp_path / "site")]) == 0
+    assert any(cache.rglob("*.arrow")), "the config was generated into --cache-dir"
+    assert "open file://" in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------------------------------- the page
 def find_browser() -> str | None:
     return next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
