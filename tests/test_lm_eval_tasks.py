@@ -101,7 +101,8 @@ def test_generator_writes_the_protocol_variants_grouped_per_phenomenon_and_langu
     assert per_language["task"] == ["blm_agr_it_typeI_letter_it_1shot_gen"]  # papers' answer sets only
     for group in (per_language, _read(agr / "_blm_agr_letter_gen.yaml")):
         assert [(m["metric"], m["aggregation"]) for m in group["aggregate_metric_list"]] == [
-            ("acc", "mean"), ("f1_macro", "mean")]
+            ("acc", "mean"), ("f1_macro", "mean"), ("invalid", "mean")]
+    assert [m["metric"] for m in _read(agr / "_blm_agr_letter.yaml")["aggregate_metric_list"]] == ["acc", "f1_macro"]
     assert "blm_agr_letter_it_1shot_gen" in _read(agr / "_blm_agr.yaml")["task"]
     assert _read(tmp_path / "_blm.yaml")["task"] == ["blm_agr"]
     assert (tmp_path / "utils.py").exists() and len(written) == 23 + 9 + 9 + (5 + 9) + 1 + 1  # tasks, agr, agr balanced, en+it, blm_agr, blm

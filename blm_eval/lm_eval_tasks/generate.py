@@ -9,14 +9,13 @@ variants come from ``blm_eval.protocols`` (the settings of `blm llm-eval`): ``le
 ``sentence`` (each candidate sentence scored after the context). Each task scores a fixed item set
 (``--samples``, ``--item-seed``). With ``--dataset-path`` the tasks are bound to that data: its digest is
 written into them, they refuse other data, and it is part of their version (``protocols.task_version``).
-Groups with acc / f1_macro aggregates: ``blm_<phenomenon>[_balanced]_<variant>`` and
+Groups with acc / f1_macro (and invalid, for generation) aggregates: ``blm_<phenomenon>[_balanced]_<variant>`` and
 ``blm_lang_<language>_<variant>``; containers ``blm_<phenomenon>`` and ``blm``. Rerun after adding configs.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from blm_datasets.sources import load_source
 from blm_eval import protocols
 from blm_eval.lm_eval_tasks import TASK_DIR
 from builders import registry
+from builders.atomic import atomic_write_bytes, atomic_write_text
 
 TEMPLATES = {"loglik": "_blm_letter_template.yaml", "free": "_blm_letter_gen_template.yaml",
              "sentence": "_blm_sentence_template.yaml"}
@@ -41,7 +41,8 @@ def task_name(config: str, variant: str) -> str:
 
 def _dump(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HEADER + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000), encoding="utf-8")
+    atomic_write_text(path, HEADER + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000),
+                      fsync=False)
 
 
 def _group(name: str, tasks: list[str], version: str, metrics: tuple[str, ...] = ()) -> dict:
@@ -72,7 +73,7 @@ def write_tasks(out: str | Path = TASK_DIR, configs: list[str] | None = None, da
     out.mkdir(parents=True, exist_ok=True)
     if out != TASK_DIR:
         for name in SHARED_FILES:
-            shutil.copyfile(TASK_DIR / name, out / name)
+            atomic_write_bytes(out / name, (TASK_DIR / name).read_bytes(), fsync=False)
     for stale in [*out.glob("*/blm_*.yaml"), *out.glob("*/_blm_*.yaml"), *out.glob("_blm.yaml")]:
         stale.unlink()
     if dataset_path and Path(dataset_path).expanduser().exists():
@@ -107,7 +108,8 @@ def write_tasks(out: str | Path = TASK_DIR, configs: list[str] | None = None, da
             path = out / spec.phenomenon / f"{task['task']}.yaml"
             _dump(path, task)
             written.append(path)
-            metrics = SENTENCE_METRICS if variant == "sentence" else LETTER_METRICS
+            metrics = SENTENCE_METRICS if variant == "sentence" else LETTER_METRICS + (
+                ("invalid",) if variant.endswith("_gen") else ())
             phenomenon_group = f"blm_{spec.phenomenon}{'_balanced' if spec.balanced else ''}_{variant}"
             groups[spec.phenomenon, phenomenon_group, metrics].append(task["task"])
             if not spec.balanced:  # per language: the papers' answer sets
