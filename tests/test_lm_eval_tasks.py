@@ -22,6 +22,7 @@ from blm_eval.llm_eval import build_prompts, sample_run
 from test_llm_eval import build_tiny_causal_lm, single_torch_thread  # noqa: F401 (fixture)
 
 CONFIG, SIZE, SAMPLES = "agr_it_typeII", 60, 8  # 11 test rows
+SECOND = "agr_it_typeIII"  # exported too, for the group aggregates
 HAS_LM_EVAL = importlib.util.find_spec("lm_eval") is not None
 needs_lm_eval = pytest.mark.skipif(not HAS_LM_EVAL, reason="needs lm-eval (PyPI)")
 
@@ -37,21 +38,21 @@ def _read(path) -> dict:
     return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
 
 
-def _export(root, seed: int):
-    assert main(["export", CONFIG, "--size", str(SIZE), "--seed", str(seed), "--out", str(root), "--quiet",
+def _export(root, seed: int, *configs: str):
+    assert main(["export", CONFIG, *configs, "--size", str(SIZE), "--seed", str(seed), "--out", str(root), "--quiet",
                  "--no-audit"]) == 0
     return root
 
 
 @pytest.fixture(scope="module")
 def export_dir(tmp_path_factory):
-    return _export(tmp_path_factory.mktemp("export"), 42)
+    return _export(tmp_path_factory.mktemp("export"), 42, SECOND)
 
 
 @pytest.fixture(scope="module")
 def tasks_dir(tmp_path_factory, export_dir):
     out = tmp_path_factory.mktemp("tasks")
-    write_tasks(out, [CONFIG], dataset_path=str(export_dir), samples=SAMPLES)
+    write_tasks(out, [CONFIG, SECOND], dataset_path=str(export_dir), samples=SAMPLES)
     return out
 
 
@@ -238,7 +239,9 @@ def test_groups_report_aggregates(tasks_dir, tiny_lm):
     out = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_lm},dtype=float32", device="cpu",
                                   tasks=["blm_lang_it_letter", "blm_agr_sentence"], task_manager=manager,
                                   batch_size=4, bootstrap_iters=0)
-    task = out["results"][f"blm_{CONFIG}_letter"]
+    tasks = [out["results"][f"blm_{c}_letter"] for c in (CONFIG, SECOND)]
     group = out["results"]["blm_lang_it_letter"]
-    assert group["acc,none"] == task["acc,none"] and group["f1_macro,none"] == task["f1_macro,none"]
+    for metric in ("acc,none", "f1_macro,none"):  # the mean over the configs
+        assert group[metric] == pytest.approx((tasks[0][metric] + tasks[1][metric]) / 2)
+    assert tasks[0]["acc,none"] != tasks[1]["acc,none"] or tasks[0]["f1_macro,none"] != tasks[1]["f1_macro,none"]
     assert {"acc,none", "acc_norm,none", "f1_macro,none"} <= set(out["results"]["blm_agr_sentence"])
