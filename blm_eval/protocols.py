@@ -22,7 +22,7 @@ from blm_eval import answer_extraction, prompts
 from blm_eval.llm_eval import build_prompts, macro_f1, sample_run
 from builders.digest import code_digest
 
-MAX_NEW_TOKENS = 8  # free generation: `blm llm-eval --max-new-tokens` default
+MAX_NEW_TOKENS = 8  # free generation: tokens generated (`blm llm-eval --max-new-tokens`, its default)
 UNBOUND = "unbound"
 
 
@@ -41,8 +41,9 @@ class Variant:
     def llm_eval_command(self, config: str, *, samples: int, item_seed: int, dataset: str | None) -> str:
         """The `blm llm-eval` command that scores the same items the same way (its run 0)."""
         source = f" --dataset {dataset}" if dataset else ""
+        tokens = f" --max-new-tokens {MAX_NEW_TOKENS}" if self.scoring == "free" else ""
         return (f"blm llm-eval {config}{source} --model MODEL --prompt-lang {self.prompt_lang} --shots {self.shots} "
-                f"--scoring {self.scoring} --chat-template off --samples {samples} --item-seed {item_seed} "
+                f"--scoring {self.scoring}{tokens} --chat-template off --samples {samples} --item-seed {item_seed} "
                 f"--seed {item_seed} --runs 1")
 
 
