@@ -3,8 +3,9 @@
 Data source of every task, first found: ``--metadata '{"blm_path": DIR_OR_REPO}'``, the environment
 variable ``BLM_DATASET_PATH``, the ``default_path`` baked into the YAMLs by ``generate.py
 --dataset-path``, else the toolkit's own generator (``load_dataset("blm", config)``, offline).
-A path is an exported folder (``blm export NAME --out DIR``), a save_to_disk folder or a Hub dataset repo
-(``blm_datasets.sources.load_source``: clear errors for an unknown config, a damaged file, the Hub offline).
+A task generated for a dataset carries its ``data_digest`` and stops, in one line, on other data.
+Each task scores a fixed item set with prompts made by ``blm_eval.protocols`` (the code `blm llm-eval`
+runs), so both give the same numbers; macro-F1 is ``llm_eval.macro_f1`` (invalid answers count wrong).
 """
 
 from __future__ import annotations
@@ -12,25 +13,56 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import datasets
+
 from blm_datasets.sources import load_source
-from blm_eval.prompts import letters, render_prompt
+from blm_eval import protocols
+from blm_eval.answer_extraction import extract_answer
+from blm_eval.llm_eval import macro_f1 as _macro_f1
+from blm_eval.prompts import letters
 
 ENV_VAR = "BLM_DATASET_PATH"
 
 
-def load_blm(blm_config: str, default_path: str | None = None, blm_path: str | None = None, **_metadata: Any):
-    """The DatasetDict (train, test) of one config from the first data source that is set."""
-    return load_source(blm_path or os.environ.get(ENV_VAR) or default_path or "blm", blm_config)
+class TaskDataError(SystemExit):
+    """Stops the harness with one line (no traceback); a Python caller can catch it."""
 
 
-def doc_to_text_en(doc: dict) -> str:
-    """The zero-shot English prompt (001 Fig. 8)."""
-    return render_prompt(doc, "en")
+def load_blm(blm_config: str, prompt_lang: str = "en", shots: int = 0, samples: int = 100, item_seed: int = 0,
+             data_digest: str | None = None, default_path: str | None = None, blm_path: str | None = None,
+             **_metadata: Any) -> datasets.DatasetDict:
+    """The task's fixed items (``test``), each with its ``prompt``, from the first data source that is set."""
+    source = blm_path or os.environ.get(ENV_VAR) or default_path or "blm"
+    where = f"BLM task data {source} ({blm_config})"
+    try:
+        splits = load_source(source, blm_config)
+    except ValueError as err:
+        raise TaskDataError(f"{where}: {err}") from None
+    if data_digest is not None:
+        found = protocols.data_digest(splits, blm_config)
+        if found != data_digest:
+            raise TaskDataError(
+                f"{where}: data digest {found}, but the task was generated for {data_digest}; pass the data it was "
+                f"generated from (--metadata '{{\"blm_path\": DIR}}'), or regenerate the tasks for this data: "
+                f"python -m blm_eval.lm_eval_tasks.generate --dataset-path {source} --out DIR")
+    if "test" not in splits or len(splits["test"]) == 0:
+        raise TaskDataError(f"{where}: no test rows; export the config with a test split")
+    if shots and len(splits.get("train", [])) < shots:
+        raise TaskDataError(f"{where}: {shots}-shot prompts need a train split to draw examples from")
+    variant = protocols.Variant(prompt_lang, shots)
+    indices, texts = protocols.fixed_items(splits["test"], splits.get("train"), variant, samples=samples,
+                                           item_seed=item_seed)
+    return datasets.DatasetDict({"test": splits["test"].select(indices).add_column("prompt", texts)})
 
 
-def doc_to_text_it(doc: dict) -> str:
-    """The zero-shot Italian prompt (Fig. 9's wording without the example)."""
-    return render_prompt(doc, "it")
+def doc_to_prompt(doc: dict) -> str:
+    """The prompt; loglik scores each letter after ``target_delimiter`` "\\n"."""
+    return doc["prompt"]
+
+
+def doc_to_prefix(doc: dict) -> str:
+    """What generation continues: the prompt and a newline, as `blm llm-eval` without a chat template."""
+    return doc["prompt"] + "\n"
 
 
 def doc_to_letters(doc: dict) -> list[str]:
@@ -59,6 +91,14 @@ def process_results_letter(doc: dict, results: list) -> dict[str, Any]:
     return {"acc": float(pred == gold), "f1_macro": (choices[gold], choices[pred])}
 
 
+def process_results_generation(doc: dict, results: list[str]) -> dict[str, Any]:
+    """The letter read from the generated text (``answer_extraction``); none readable = invalid and wrong."""
+    choices = letters(len(doc["answers"]))
+    pred, _rule = extract_answer(results[0], choices, doc["answers"])
+    gold = choices[doc["label"]]
+    return {"acc": float(pred == gold), "f1_macro": (gold, pred), "invalid": float(pred is None)}
+
+
 def process_results_sentence(doc: dict, results: list) -> dict[str, Any]:
     """acc, acc_norm (log-likelihood per character of the candidate) and the macro-F1 pair."""
     gold, pred, pred_norm = _picks(doc, results)
@@ -67,9 +107,7 @@ def process_results_sentence(doc: dict, results: list) -> dict[str, Any]:
             "f1_macro": (choices[gold], choices[pred])}
 
 
-def macro_f1(items: list[tuple[str, str]]) -> float:
-    """Macro-F1 over option letters (001 Table 2's measure)."""
-    from sklearn.metrics import f1_score
-
+def macro_f1(items: list[tuple[str, str | None]]) -> float:
+    """Macro-F1 over option letters (001 Table 2's measure), `blm llm-eval`'s function."""
     gold, pred = zip(*items)
-    return float(f1_score(gold, pred, labels=sorted(set(gold) | set(pred)), average="macro", zero_division=0))
+    return _macro_f1(gold, pred)
