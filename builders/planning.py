@@ -10,7 +10,8 @@ One draw makes ``sentences`` choices (the context's and the answer's words, one 
 ``draw_finish`` turns the choices into a plan (None: the draw failed), and the plan is kept only if its
 realised context is of the type (``builders.lexical_types``: type II with the planners' margin, type III
 disjoint); else the draw is redrawn. ``sampling.draw_distinct`` keeps the plans distinct and turns
-``MAX_MISSES`` draws in a row with nothing new into ImpossibleSize. A phenomenon fills the ``draw_`` hooks.
+``MAX_MISSES`` draws in a row with nothing new into ImpossibleSize. A phenomenon fills the ``draw_`` hooks;
+one whose draws do not fit the sentence-by-sentence shape (cos/od: frames pair by pair) checks them with ``accepted``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, ClassVar
 from builders import morphology
 from builders.base import ConfigSpec, ImpossibleSize
 from builders.generator import Generator
-from builders.lexical_types import type_ii_planned_ok, type_iii_ok
+from builders.lexical_types import type_i_ok, type_ii_planned_ok, type_iii_ok
 from builders.sampling import draw_distinct, fill_disjoint
 
 
@@ -75,16 +76,18 @@ class ContextPlanner(Generator):
     def _draw_type_ii(self, spec: ConfigSpec, lemmas: Sequence, rng: random.Random) -> Hashable | None:
         state = self.draw_start(spec, lemmas, rng)
         choices = [self.draw_swap(state, i, rng.choice(self.draw_slots(state, i)), rng) for i in range(self.sentences)]
-        return self._accepted(spec, self.draw_finish(spec, state, choices, rng))
+        return self.accepted(spec, self.draw_finish(spec, state, choices, rng))
 
     def _draw_type_iii(self, spec: ConfigSpec, lemmas: Sequence, rng: random.Random) -> Hashable | None:
         state = self.draw_start(spec, lemmas, rng)
         choices = fill_disjoint(self.sentences, lambda i, used: self.draw_options(state, i, used, rng))
-        return None if choices is None else self._accepted(spec, self.draw_finish(spec, state, choices, rng))
+        return None if choices is None else self.accepted(spec, self.draw_finish(spec, state, choices, rng))
 
-    def _accepted(self, spec: ConfigSpec, plan: Hashable | None) -> Hashable | None:
-        """The plan if its context is of the config's lexical type."""
+    def accepted(self, spec: ConfigSpec, plan: Hashable | None) -> Hashable | None:
+        """The plan if its context is of the config's lexical type (type II with the planners' margin), else None."""
         if plan is None:
             return None
         stems = self.context_stems(spec, plan)
+        if spec.lexical_type == "I":
+            return plan if type_i_ok(stems, self.type_i_min_jaccard) else None
         return plan if (type_ii_planned_ok if spec.lexical_type == "II" else type_iii_ok)(stems) else None

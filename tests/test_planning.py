@@ -32,6 +32,7 @@ class Toy(ContextPlanner):
     phenomenon = "toy"
     lemma_unit = "verbs"
     sentences = 3
+    type_i_min_jaccard = 0.5   # a template's type I threshold
 
     def __init__(self, pools=POOLS):   # no template: the hooks below are all the planner reads
         self.pools, self.masks, self.starts, self.finished = pools, sampling.StemMasks(), 0, 0
@@ -91,6 +92,18 @@ def test_type_ii_plans_meet_the_overlap_threshold_and_failing_draws_are_redrawn(
         assert all(len(a & b) >= 1 for a, b in itertools.combinations(base, 2))  # one word changed per sentence
     # three sentences changing three different slots share 1/5 per pair: such draws were redrawn
     assert toy.finished > len(plans)
+
+
+def test_accepted_applies_each_lexical_type():
+    toy = Toy()
+    same = (("girl", "see", "dog"),) * 3
+    one_change = (("girl", "see", "dog"), ("boy", "see", "dog"), ("girl", "see", "cat"))
+    disjoint = (("girl", "see", "dog"), ("boy", "meet", "cat"), ("cook", "call", "horse"))
+    plural = (("girl", "see", "dog"), ("dogs", "meet", "cat"), ("cook", "call", "horse"))
+    assert [toy.accepted(spec("I"), p) for p in (same, one_change, disjoint)] == [same, None, None]
+    assert [toy.accepted(spec("II"), p) for p in (same, one_change, disjoint)] == [None, one_change, None]
+    assert [toy.accepted(spec("III"), p) for p in (one_change, disjoint, plural)] == [None, disjoint, None]
+    assert toy.accepted(spec("II"), None) is None
 
 
 def test_the_same_seed_draws_the_same_plans():

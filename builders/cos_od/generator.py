@@ -95,7 +95,9 @@ class CosOdGenerator(ContextPlanner):
         what = f"{spec.name} (lower --size or add words to {where})"
         if spec.lexical_type == "II":
             return self.plan_contexts(spec, lemmas, n, rng, key=self.planner.key, what=what)
-        return draw_distinct(lambda: self.planner.draw(spec.lexical_type, lemmas, rng), n, what, key=self.planner.key)
+        # type I and III: cos/od's own draws (frames pair by pair; type III the answer first), the planner's check
+        return draw_distinct(lambda: self.accepted(spec, self.planner.draw(spec.lexical_type, lemmas, rng)), n, what,
+                             key=self.planner.key)
 
     # type II (builders.planning): one verb; each sentence changes one word of a base material, then frames
     def draw_start(self, spec: ConfigSpec, lemmas: Sequence[str], rng: random.Random) -> Material:
