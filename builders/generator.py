@@ -3,8 +3,9 @@
 The framework owns the BLM logic: the template (schema-checked), the rule book, the answer sets
 (paper and balanced, built from the declared candidates), the class of every candidate, and the
 continuation table the validator uses (``next_patterns``, derived from the declared sequences).
-A phenomenon supplies its lexicons, a planner (which words, which sequence) and ``sentence``
-(step + words -> text, chunks, pattern). builders/README.md shows how to add one.
+A phenomenon supplies its lexicons, a planner (which words, which sequence; type II / III contexts
+through ``builders.planning``, which draws and checks them) and ``sentence`` (step + words -> text,
+chunks, pattern). builders/README.md shows how to add one.
 """
 
 from __future__ import annotations

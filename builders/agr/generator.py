@@ -10,10 +10,9 @@ from typing import Hashable, Literal
 from builders import morphology
 from builders.agr import lexicon, rules
 from builders.agr.realise import Material, Realiser
-from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
-from builders.generator import Generator
-from builders.lexical_types import type_ii_planned_ok
-from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint
+from builders.base import ConfigSpec, Matrix, Sentence
+from builders.planning import ContextPlanner
+from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas
 from builders.template import Strict, Template
 
 CONTEXT_SWAPS = {  # type II: the words a sentence shows that may be swapped, per clause type
@@ -36,8 +35,9 @@ class AgrTemplate(Template):
     sequence: AgrSequence
 
 
-class AgrGenerator(Generator):
+class AgrGenerator(ContextPlanner):
     phenomenon = "agr"
+    lemma_unit = "seeds"
     rules = rules.RULES
     template_model = AgrTemplate
 
@@ -110,18 +110,26 @@ class AgrGenerator(Generator):
             words = [v for k, v in self.lex["nouns"][key].items() if k not in lexicon.NOUN_FACTS]
         return morphology.content_stems(" ".join(words), self.language)
 
-    # --- planning ------------------------------------------------------------------------------
+    # --- planning (type II / III: builders.planning) -------------------------------------------
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
         lemmas = sorted(lemmas)
         if spec.lexical_type == "I":
             space = ProductSpace.of((len(lemmas), len(self.variants_), len(self.clauses)))
             return [(self.clauses[c], v, lemmas[s]) for _, (s, v, c) in space.sample(n, rng, spec.name)]
+        return self.plan_contexts(spec, lemmas, n, rng)
+
+    def draw_start(self, spec: ConfigSpec, lemmas: Sequence[str], rng: random.Random):
+        """Type II: one clause type and one seed; type III: a clause type and the seeds in random order."""
+        clause = rng.choice(self.clauses)
         if spec.lexical_type == "II":
-            return draw_distinct(lambda: self._plan_type2(lemmas, rng), n, spec.name)
-        if len(lemmas) < 8:
-            raise ImpossibleSize(f"{spec.name}: type III needs 8 seeds with no shared content word, "
-                                 f"this split has {len(lemmas)}")
-        return draw_distinct(lambda: self._plan_type3(lemmas, rng), n, spec.name)
+            return clause, rng.choice(lemmas)
+        frame_pools = {slot: list(range(len(self._frame_pool(slot)))) for slot in FRAME_SLOTS[clause]}
+        pool = list(lemmas)
+        rng.shuffle(pool)
+        return clause, frame_pools, pool, set()
+
+    def draw_slots(self, state, i: int) -> tuple[str, ...]:
+        return self._visible_slots(i, state[0])
 
     def _visible_slots(self, i: int, clause: str) -> tuple[str, ...]:
         """The words sentence ``i`` shows (the one-attractor half hides attractor 2; the answer
@@ -129,49 +137,36 @@ class AgrGenerator(Generator):
         slots = CONTEXT_SWAPS[clause]
         return tuple(s for s in slots if s != "attractor2" or i >= 4)
 
-    def _plan_type2(self, lemmas: Sequence[str], rng: random.Random) -> Hashable | None:
-        """One seed; each sentence swaps one of the words it shows for an alternative. A draw whose
-        context would not share enough words (type II overlap) is redrawn."""
-        clause, seed = rng.choice(self.clauses), rng.choice(lemmas)
-        swaps = []
-        for i in range(8):
-            slot = rng.choice(self._visible_slots(i, clause))
-            swaps.append((slot, rng.randrange(len(self._pool(seed, slot)))))
-        plan = self.type2_plan(clause, rng.randrange(len(self.variants_)), seed, swaps)
-        context = self.context(self.matrix(ConfigSpec("agr", self.language, "II"), plan))
-        stems = [morphology.content_stems(sentence.text, self.language) for sentence in context]
-        return plan if type_ii_planned_ok(stems) else None
+    def draw_swap(self, state, i: int, slot: str, rng: random.Random) -> tuple[str, int]:
+        """The seed's words with ``slot`` swapped for one of its alternatives."""
+        return slot, rng.randrange(len(self._pool(state[1], slot)))
+
+    def draw_options(self, state, i: int, used: int, rng: random.Random):
+        """Each seed not yet taken, with one word swapped and the clause's frame words drawn."""
+        clause, frame_pools, pool, taken = state
+        for seed in pool:
+            if seed in taken:
+                continue
+            slot = rng.choice(("subject", "attractor1") + (("attractor2",) if i >= 4 else ()))
+            swap = (slot, rng.randrange(len(self._pool(seed, slot))))
+            frame = tuple((s, rng.choice(frame_pools[s])) for s in FRAME_SLOTS[clause])
+            mask = self._swap_mask(seed, swap) | self._frame_mask(frame)
+            if not mask & used:
+                taken.add(seed)
+            yield (seed, swap, frame), mask
+
+    def draw_finish(self, spec: ConfigSpec, state, choices: list, rng: random.Random) -> Hashable:
+        """Type II: one seed, each sentence swapping one word it shows; type III: eight seeds, one per sentence."""
+        variant = rng.randrange(len(self.variants_))
+        if spec.lexical_type == "II":
+            return self.type2_plan(state[0], variant, state[1], choices)
+        return state[0], variant, tuple(choices)
 
     @staticmethod
     def type2_plan(clause: str, variant: int, seed: str, swaps: Sequence[tuple[str, int]]) -> Hashable:
         """A type II plan: the swaps (slot, index) of the eight sentences kept flat, since a plan is held per
         instance while a config is generated (eight pair tuples would cost 450 bytes more each)."""
         return clause, variant, seed, tuple(part for swap in swaps for part in swap)
-
-    def _plan_type3(self, lemmas: Sequence[str], rng: random.Random) -> Hashable | None:
-        """Eight sentences from eight seeds, none sharing a content word (builders.sampling)."""
-        clause = rng.choice(self.clauses)
-        frame_pools = {slot: list(range(len(self._frame_pool(slot)))) for slot in FRAME_SLOTS[clause]}
-        pool = list(lemmas)
-        rng.shuffle(pool)
-        taken: set[str] = set()
-
-        def options(i: int, used: int):
-            for seed in pool:
-                if seed in taken:
-                    continue
-                slot = rng.choice(("subject", "attractor1") + (("attractor2",) if i >= 4 else ()))
-                swap = (slot, rng.randrange(len(self._pool(seed, slot))))
-                frame = tuple((s, rng.choice(frame_pools[s])) for s in FRAME_SLOTS[clause])
-                mask = self._swap_mask(seed, swap) | self._frame_mask(frame)
-                if not mask & used:
-                    taken.add(seed)
-                yield (seed, swap, frame), mask
-
-        sentences = fill_disjoint(8, options)
-        if sentences is None:
-            return None
-        return clause, rng.randrange(len(self.variants_)), tuple(sentences)
 
     @functools.lru_cache(maxsize=None)
     def _swap_mask(self, seed: str, swap: tuple[str, int]) -> int:

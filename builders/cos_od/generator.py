@@ -20,7 +20,7 @@ from builders.cos_od import lexicon, rules, verbs
 from builders.cos_od.judge import Facts
 from builders.cos_od.plan import ANSWER, Plan, Planner
 from builders.cos_od.realise import Material, Realiser
-from builders.generator import Generator
+from builders.planning import ContextPlanner
 from builders.sampling import draw_distinct
 from builders.template import Strict, Template
 
@@ -57,7 +57,7 @@ class CosOdTemplate(Template):
         return self
 
 
-class CosOdGenerator(Generator):
+class CosOdGenerator(ContextPlanner):
     """Shared by the COS and OD classes: the same rules, a different template step 7-8 and lexicon."""
 
     rules = rules.RULES
@@ -92,8 +92,25 @@ class CosOdGenerator(Generator):
         where = lexicon.path_for(self.language, self.phenomenon)
         if not lemmas:
             raise ImpossibleSize(f"{spec.name}: this split has no verbs; lower --test-size or add verbs to {where}")
-        return draw_distinct(lambda: self.planner.draw(spec.lexical_type, lemmas, rng), n,
-                             f"{spec.name} (lower --size or add words to {where})", key=self.planner.key)
+        what = f"{spec.name} (lower --size or add words to {where})"
+        if spec.lexical_type == "II":
+            return self.plan_contexts(spec, lemmas, n, rng, key=self.planner.key, what=what)
+        # type I and III: cos/od's own draws (frames pair by pair; type III the answer first), the planner's check
+        return draw_distinct(lambda: self.accepted(spec, self.planner.draw(spec.lexical_type, lemmas, rng)), n, what,
+                             key=self.planner.key)
+
+    # type II (builders.planning): one verb; each sentence changes one word of a base material, then frames
+    def draw_start(self, spec: ConfigSpec, lemmas: Sequence[str], rng: random.Random) -> Material:
+        return self.planner.random_material(rng.choice(lemmas), rng)
+
+    def draw_slots(self, base: Material, i: int) -> list[str]:
+        return self.planner.type2_slots(i)
+
+    def draw_swap(self, base: Material, i: int, slot: str, rng: random.Random) -> Material:
+        return self.planner.swapped(base, slot, rng)
+
+    def draw_finish(self, spec: ConfigSpec, base: Material, choices: list, rng: random.Random) -> Plan | None:
+        return self.planner.framed(tuple(choices), "II", rng)
 
     # --- the framework's hooks -----------------------------------------------------------------
     def matrix(self, spec: ConfigSpec, plan: Plan) -> Matrix:

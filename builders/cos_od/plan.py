@@ -120,7 +120,8 @@ class Planner:
 
     # --- drawing -------------------------------------------------------------------------------
     def draw(self, lexical_type: str, lemmas: Sequence[str], rng: random.Random) -> Plan | None:
-        return {"I": self._type1, "II": self._type2, "III": self._type3}[lexical_type](lemmas, rng)
+        """A type I or III plan (type II: the generator, through builders.planning)."""
+        return {"I": self._type1, "III": self._type3}[lexical_type](lemmas, rng)
 
     def random_material(self, verb: str, rng: random.Random) -> Material:
         entry = self.verbs[verb]
@@ -128,30 +129,25 @@ class Planner:
                         rng.choice(entry["p_nps"]).text, rng.choice(entry["by_nps"]).text)
 
     def _type1(self, lemmas: Sequence[str], rng: random.Random) -> Plan | None:
-        materials = (self.random_material(rng.choice(lemmas), rng),) * 8
-        ctx = self.context("I")
+        return self.framed((self.random_material(rng.choice(lemmas), rng),) * 8, "I", rng)
+
+    def framed(self, materials: tuple[Material, ...], lexical_type: str, rng: random.Random) -> Plan | None:
+        """The plan of these materials with frames drawn for the four pairs, or None when none fit."""
+        ctx = self.context(lexical_type)
         chosen = self._pair_frames(materials, ctx, rng)
         return None if chosen is None else self._finish(materials, chosen, ctx, rng)
 
-    def _swapped(self, base: Material, slot: str, rng: random.Random) -> Material:
+    def type2_slots(self, i: int) -> list[str]:
+        """Type II: the words sentence ``i`` may change (BLM-It §2); the answer changes a word its candidates
+        show (agent, theme or by-NP)."""
+        return sorted(self.steps[i].slots() | ({"agent", "theme"} if i == ANSWER else set()))
+
+    def swapped(self, base: Material, slot: str, rng: random.Random) -> Material:
         """The base material with one word (agent, theme, p-NP or by-NP) replaced (type II)."""
         pool = self.verbs[base.verb][{"agent": "agents", "theme": "themes", "pnp": "p_nps", "bynp": "by_nps"}[slot]]
         pool = [w if isinstance(w, str) else w.text for w in pool]
         current = getattr(base, slot)
         return base._replace(**{slot: rng.choice([w for w in pool if w != current])})
-
-    def _type2(self, lemmas: Sequence[str], rng: random.Random) -> Plan | None:
-        """Same verb; each sentence changes one word of a base material (BLM-It §2). The answer
-        changes a word its candidates show (agent, theme or by-NP)."""
-        base = self.random_material(rng.choice(lemmas), rng)
-        materials = []
-        for i, step in enumerate(self.steps):
-            slots = sorted(step.slots() | ({"agent", "theme"} if i == ANSWER else set()))
-            materials.append(self._swapped(base, rng.choice(slots), rng))
-        materials = tuple(materials)
-        ctx = self.context("II")
-        chosen = self._pair_frames(materials, ctx, rng)
-        return None if chosen is None else self._finish(materials, chosen, ctx, rng)
 
     def _type3(self, lemmas: Sequence[str], rng: random.Random) -> Plan | None:
         """Eight verbs, one per sentence, no content word shared by two context sentences.

@@ -5,18 +5,18 @@ from __future__ import annotations
 import dataclasses
 import functools
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Literal
 
 from pydantic import model_validator
 
 from builders import morphology
-from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
+from builders.base import ConfigSpec, Matrix, Sentence
 from builders.cosplus import lexicon, rules
 from builders.cosplus.realise import Material, Realiser, pattern
-from builders.generator import Generator
 from builders.lexicon import LexiconError
-from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint
+from builders.planning import ContextPlanner
+from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas
 from builders.template import AnswersDecl, RuleRef, Strict, TemplateBase
 
 Role = Literal["agent", "patient"]
@@ -99,8 +99,9 @@ class _TenseBalancer:
         return tense
 
 
-class CosPlusGenerator(Generator):
+class CosPlusGenerator(ContextPlanner):
     phenomenon = "cosplus"
+    lemma_unit = "verbs"
     rules = rules.RULES
     template_model = CosPlusTemplate
     lexical_types = ("I", "III")
@@ -176,43 +177,47 @@ class CosPlusGenerator(Generator):
                 patients, agents = blocks[key]
                 plans.append((tenses.next(key[0]), key[0], agents[a], patients[p]))
             return plans
+        return [(tenses.next(materials[-1].verb), materials) for materials in self.plan_contexts(spec, lemmas, n, rng)]
+
+    def draw_start(self, spec: ConfigSpec, lemmas: Sequence[str], rng: random.Random):
+        """Type III: the verbs in random order, and which sentences show an agent."""
         seq = self.template.templates[spec.variant]
         uses_agent = tuple(rules.AGENT in (s.subject, s.object) for s in seq.context) + (True,)
-        if len(lemmas) < len(uses_agent):
-            raise ImpossibleSize(f"{spec.name}: type III needs {len(uses_agent)} verbs with no shared content "
-                                 f"word, this split has {len(lemmas)}")
-        drawn = draw_distinct(lambda: self._plan_type3(spec.variant, lemmas, uses_agent, rng), n, spec.name)
-        return [(tenses.next(materials[-1].verb), materials) for materials in drawn]
-
-    def _plan_type3(self, variant: str, lemmas: Sequence[str], uses_agent: tuple[bool, ...],
-                    rng: random.Random) -> tuple[Material, ...] | None:
-        """Five sentences (four context + answer) from five verbs with no content stem in common;
-        the answer's words leave at least one wrong candidate (``answerable``)."""
-        last = len(uses_agent) - 1
         pool = list(lemmas)
         rng.shuffle(pool)
+        return spec.variant, uses_agent, pool
 
-        def options(slot: int, used: int):
-            """Per verb (random order), a few random nouns; only sentences that fit are offered."""
-            for verb in pool:
-                verb_mask = self.verb_mask(verb)
-                if verb_mask & used:
+    def draw_options(self, state, i: int, used: int, rng: random.Random) -> Iterator[tuple[Material, int]]:
+        """Per verb still free (random order), a few random nouns; only sentences that fit are offered;
+        the answer's words leave at least one wrong candidate (``answerable``)."""
+        variant, uses_agent, pool = state
+        for verb in pool:
+            verb_mask = self.verb_mask(verb)
+            if verb_mask & used:
+                continue
+            patients = self.lex.verbs[verb].patients
+            for _ in range(PICK_TRIES):
+                patient = rng.choice(patients)
+                agent = rng.choice(self.agents) if uses_agent[i] else None
+                if i == len(uses_agent) - 1 and not self.answerable(variant, Material(verb, agent, patient), "III"):
                     continue
-                patients = self.lex.verbs[verb].patients
-                for _ in range(PICK_TRIES):
-                    patient = rng.choice(patients)
-                    agent = rng.choice(self.agents) if uses_agent[slot] else None
-                    if slot == last and not self.answerable(variant, Material(verb, agent, patient), "III"):
-                        continue
-                    mask = verb_mask | self.noun_mask(rules.PATIENT, patient)
-                    if agent is not None:
-                        mask |= self.noun_mask(rules.AGENT, agent)
-                    if not mask & used:
-                        yield Material(verb, agent, patient), mask
-                        break
+                mask = verb_mask | self.noun_mask(rules.PATIENT, patient)
+                if agent is not None:
+                    mask |= self.noun_mask(rules.AGENT, agent)
+                if not mask & used:
+                    yield Material(verb, agent, patient), mask
+                    break
 
-        chosen = fill_disjoint(len(uses_agent), options)
-        return None if chosen is None else tuple(chosen)
+    def draw_finish(self, spec: ConfigSpec, state, choices: list, rng: random.Random) -> tuple[Material, ...]:
+        """Five sentences (four context + answer) from five verbs with no content stem in common; the
+        tense comes after (``plan``), so a context is checked in every tense (``context_stems``)."""
+        return tuple(choices)
+
+    def context_stems(self, spec: ConfigSpec, materials: tuple[Material, ...]) -> list[frozenset[str]]:
+        """Each context sentence's stems in every tense the plan may get."""
+        in_tense = super().context_stems
+        tensed = [in_tense(spec, (tense, materials)) for tense in self.template.tenses]
+        return [frozenset().union(*sentence) for sentence in zip(*tensed)]
 
     def _answerable_blocks(self, variant: str, lemmas: Sequence[str]) -> dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]]:
         """Per verb and agent group (German: whether the agent shows its case, the only thing about an

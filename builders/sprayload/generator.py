@@ -12,8 +12,8 @@ from pydantic import Field, field_validator, model_validator
 
 from builders import morphology
 from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
-from builders.generator import Generator
-from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, draw_distinct, fill_disjoint, stable_hash
+from builders.planning import ContextPlanner
+from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, stable_hash
 from builders.sprayload import lexicon, rules, verbs
 from builders.sprayload.realise import Material, Realiser
 from builders.template import Strict, Template
@@ -22,7 +22,6 @@ ROLE_FIELDS = {"Agent": "agents", "Theme": "themes", "Loc": "locations"}
 MATERIAL_FIELDS = {"Agent": "agent", "Theme": "theme", "Loc": "loc"}
 ALL_ROLES = ("Agent", "Theme", "Loc")
 SLOT_ROLES = frozenset(f"{kind}-{r}" for kind in ("NP", "PP") for r in ALL_ROLES)
-TYPE_III_SENTENCES = 8   # seven context sentences and the answer set, each from its own verb
 
 
 class SprayLoadSequence(Strict):
@@ -69,8 +68,9 @@ class SprayLoadTemplate(Template):
         return self
 
 
-class SprayLoadGenerator(Generator):
+class SprayLoadGenerator(ContextPlanner):
     phenomenon = "sprayload"
+    lemma_unit = "verbs"
     rules = rules.RULES
     template_model = SprayLoadTemplate
     variants = ("altatl", "atlalt")
@@ -144,42 +144,43 @@ class SprayLoadGenerator(Generator):
                 for v in verbs_)
             return [("I", frame, Material(v, agent, theme, loc))
                     for v, (agent, theme, loc, frame) in space.sample(n, rng, spec.name)]
-        if spec.lexical_type == "III" and len(verbs_) < TYPE_III_SENTENCES:
-            raise ImpossibleSize(f"{spec.name}: type III needs {TYPE_III_SENTENCES} verbs whose sentences share no "
-                                 f"word, this split has {len(verbs_)} (raise --test-size)")
+        return self.plan_contexts(spec, verbs_, n, rng)
+
+    def draw_start(self, spec: ConfigSpec, verbs_: Sequence[int], rng: random.Random):
+        """Type II: one verb and a base argument set; type III: the verbs in random order."""
         present = self._sentence_roles(spec.variant)
-        make = self._plan_type2 if spec.lexical_type == "II" else self._plan_type3
-        return draw_distinct(lambda: make(verbs_, present, rng), n, spec.name)
-
-    def _plan_type2(self, verbs_: list[int], present, rng: random.Random) -> Hashable:
-        """One verb; a base argument set, and each sentence changes one of the arguments it shows."""
-        v = rng.choice(verbs_)
-        base = Material(v, *(rng.randrange(self.pool_size(v, r)) for r in ALL_ROLES))
-        materials = []
-        for roles_here in present:
-            which = rng.choice(roles_here)
-            field, size = MATERIAL_FIELDS[which], self.pool_size(v, which)
-            swapped = base._replace(**{field: (getattr(base, field) + rng.randrange(1, size)) % size})
-            materials.append(self._canonical(swapped, roles_here))
-        return "II", rng.randrange(len(self.frames)), tuple(materials)
-
-    def _plan_type3(self, verbs_: list[int], present, rng: random.Random) -> Hashable | None:
-        """Eight sentences from eight verbs, arguments drawn so that no content word repeats."""
+        if spec.lexical_type == "II":
+            v = rng.choice(verbs_)
+            return present, Material(v, *(rng.randrange(self.pool_size(v, r)) for r in ALL_ROLES))
         pool = list(verbs_)
         rng.shuffle(pool)
+        return present, pool
 
-        def options(slot: int, used: int) -> Iterator[tuple[Material, int]]:
-            for v in pool:
-                verb_mask = self._verb_mask(v)
-                if verb_mask & used:
-                    continue
-                free = [c for c in self._combinations(v, present[slot]) if not c[0] & used]
-                if free:
-                    mask, mat = free[rng.randrange(len(free))]
-                    yield mat, mask | verb_mask
+    def draw_slots(self, state, i: int) -> tuple[str, ...]:
+        return state[0][i]   # the roles sentence i shows
 
-        materials = fill_disjoint(len(present), options)
-        return None if materials is None else ("III", rng.randrange(len(self.frames)), tuple(materials))
+    def draw_swap(self, state, i: int, which: str, rng: random.Random) -> Material:
+        """The base arguments with role ``which`` changed (the roles not shown zeroed)."""
+        base = state[1]
+        field, size = MATERIAL_FIELDS[which], self.pool_size(base.verb, which)
+        swapped = base._replace(**{field: (getattr(base, field) + rng.randrange(1, size)) % size})
+        return self._canonical(swapped, state[0][i])
+
+    def draw_options(self, state, i: int, used: int, rng: random.Random) -> Iterator[tuple[Material, int]]:
+        """Per verb whose forms are still free, one random choice of the arguments that fit."""
+        present, pool = state
+        for v in pool:
+            verb_mask = self._verb_mask(v)
+            if verb_mask & used:
+                continue
+            free = [c for c in self._combinations(v, present[i]) if not c[0] & used]
+            if free:
+                mask, mat = free[rng.randrange(len(free))]
+                yield mat, mask | verb_mask
+
+    def draw_finish(self, spec: ConfigSpec, state, choices: list, rng: random.Random) -> Hashable:
+        """Type II: one verb, each sentence changing one argument it shows; type III: eight verbs."""
+        return spec.lexical_type, rng.randrange(len(self.frames)), tuple(choices)
 
     @functools.cache
     def _verb_mask(self, v: int) -> int:
