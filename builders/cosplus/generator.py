@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import random
 from collections.abc import Hashable, Sequence
 from typing import Literal
@@ -186,6 +187,16 @@ class CosPlusGenerator(Generator):
                                  f"word, this split has {len(lemmas)}")
         drawn = draw_distinct(lambda: self._plan_type3(spec.variant, lemmas, uses_agent, rng), n, spec.name)
         return [(tenses.next(materials[-1].verb), materials) for materials in drawn]
+
+    def plan_bound(self, spec: ConfigSpec, lemmas: Sequence[str]) -> int | None:
+        """Type III: every sentence's (verb, patient[, agent]) choices multiplied (distinct verbs and stems left
+        uncounted); the tense follows from the draw order."""
+        if spec.lexical_type == "I":
+            return None
+        seq = self.template.templates[spec.variant]
+        uses_agent = tuple(rules.AGENT in (s.subject, s.object) for s in seq.context) + (True,)
+        words = sum(len(self.lex.verbs[verb].patients) for verb in lemmas)
+        return math.prod(words * (len(self.agents) if agent else 1) for agent in uses_agent)
 
     def _plan_type3(self, variant: str, lemmas: Sequence[str], uses_agent: tuple[bool, ...],
                     rng: random.Random) -> tuple[Material, ...] | None:

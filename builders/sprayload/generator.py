@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import random
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Literal
@@ -150,6 +151,17 @@ class SprayLoadGenerator(Generator):
         present = self._sentence_roles(spec.variant)
         make = self._plan_type2 if spec.lexical_type == "II" else self._plan_type3
         return draw_distinct(lambda: make(verbs_, present, rng), n, spec.name)
+
+    def plan_bound(self, spec: ConfigSpec, lemmas: Sequence[str]) -> int | None:
+        """Frames x every sentence's agent x theme x location (type II: one verb of the split; type III: any of
+        its verbs per sentence)."""
+        if spec.lexical_type == "I":
+            return None
+        words = [math.prod(self.pool_size(self.index[lemma], role) for role in ALL_ROLES) for lemma in lemmas]
+        sentences = len(self._sentence_roles(spec.variant))
+        if spec.lexical_type == "II":
+            return len(self.frames) * sum(w ** sentences for w in words)
+        return len(self.frames) * sum(words) ** sentences
 
     def _plan_type2(self, verbs_: list[int], present, rng: random.Random) -> Hashable:
         """One verb; a base argument set, and each sentence changes one of the arguments it shows."""
