@@ -148,3 +148,32 @@ def test_json_nested_too_deep_is_one_line(tmp_path, capsys):
     lines.write_text(json.dumps({"Context": []}) + "\n" + "[" * 100000 + "]" * 100000 + "\n", encoding="utf-8")
     assert main(["import", str(lines), "--dry-run"]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_cells_a_csv_writer_quoted_round_trip_exactly_tabs_quotes_and_line_ends_included(tmp_path):
+    import csv
+
+    table = _table()
+    sent = [table[0].index(f"Sent_{i}") for i in (1, 2, 3, 4)]
+    texts = ['Le chat\tdort .', 'Il dit "oui"\tet "non" .', "Une ligne\net une autre .", 'Fin\r\n"citée" .']
+    for row, (column, text) in zip(table[1:], zip(sent, texts)):
+        row[column] = text
+    table[5][sent[0]] = '"Hélas" ' + table[5][sent[0]]      # the release's own unquoted quotes, as written
+    table[6][sent[0]] = '"Le chat dort'                        # and a lone quote
+    path = tmp_path / NAME
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, delimiter="\t").writerows(table)
+    raw = path.read_text(encoding="utf-8")
+    assert '"Le chat\tdort ."' in raw and '"""Hélas"" ' in raw     # the writer did quote them
+    result = build([str(path)])
+    records = _records(result)
+    assert len(records) == 12
+    contexts = {sentence for r in records for sentence in r["context"]}
+    assert set(texts) <= contexts
+    assert any(c.startswith('"Hélas" ') for c in contexts) and '"Le chat dort' in contexts
+    # read with the release's own layout (no writer quoting) the same rows keep their quotes as written
+    plain = _table()
+    plain[5][sent[0]] = '"Hélas" ' + plain[5][sent[0]]
+    plain[6][sent[0]] = '"Le chat dort'
+    contexts = {s for r in _records(build([str(_write(tmp_path / "plain" / NAME, plain))])) for s in r["context"]}
+    assert any(c.startswith('"Hélas" ') for c in contexts) and '"Le chat dort' in contexts
