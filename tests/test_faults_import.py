@@ -177,3 +177,61 @@ def test_cells_a_csv_writer_quoted_round_trip_exactly_tabs_quotes_and_line_ends_
     plain[6][sent[0]] = '"Le chat dort'
     contexts = {s for r in _records(build([str(_write(tmp_path / "plain" / NAME, plain))])) for s in r["context"]}
     assert any(c.startswith('"Hélas" ') for c in contexts) and '"Le chat dort' in contexts
+
+
+def _permuted(header: list[str], row: list[str], order: list[int], series=("Answer", "Answer_label", "Answer_value",
+                                                                          "Answer_template", "Answer_chunks")):
+    """The row with its candidates in ``order`` (candidate k of the new row is candidate order[k] of the old)."""
+    row = list(row)
+    for name in series:
+        columns = [header.index(f"{name}_{i}") for i in range(1, len(order) + 1)]
+        values = [row[c] for c in columns]
+        for column, k in zip(columns, order):
+            row[column] = values[k]
+    return row
+
+
+def _gold_of(header: list[str], row: list[str]) -> str:
+    return next(row[header.index(f"Answer_{i}")] for i in range(1, 9)
+                if row[header.index(f"Answer_value_{i}")] in ("True", "1"))
+
+
+def test_repair_across_files_keeps_every_gold_on_its_correct_candidate_and_recounts_positions(tmp_path):
+    table = _table()
+    header = table[0]
+    reversed_ = [7, 6, 5, 4, 3, 2, 1, 0]
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part1.tsv", [header] + table[1:8])
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part2.tsv",       # rows 5-7 again, candidates in another order
+           [header] + [_permuted(header, row, reversed_) for row in table[5:13]])
+    golds = {tuple(row[header.index(f"Sent_{i}")] for i in range(1, 8)): _gold_of(header, row) for row in table[1:13]}
+    result = build([str(tmp_path / "rel")], ImportOptions(repair=True))
+    records = _records(result)
+    assert len(records) == 12 and len({tuple(r["context"]) for r in records}) == 12
+    for record in records:
+        assert record["answer_labels"][record["label"]] == "Correct"
+        assert record["answer_error_classes"][record["label"]] == "CORRECT"
+        assert record["answers"][record["label"]] == golds[tuple(record["context"])]
+    for report in result.files:
+        positions = report.repairs["gold_positions_after"]
+        assert sum(positions.values()) == report.repairs["rows_shuffled"] == report.kept
+    second = next(f for f in result.files if f.path.endswith("part2.tsv"))
+    assert second.kept == 5 and second.repairs["instances_removed"] == 3
+
+
+def test_an_instance_two_files_give_different_golds_is_a_defect_and_repair_drops_every_copy(tmp_path):
+    table = _table()
+    header = table[0]
+    gold = next(i for i in range(8) if table[6][header.index(f"Answer_value_{i + 1}")] in ("True", "1"))
+    other = (gold + 1) % 8
+    swapped = list(range(8))
+    swapped[gold], swapped[other] = other, gold            # the gold flag and label on another candidate's text
+    conflicting = _permuted(header, table[6], swapped, series=("Answer_label", "Answer_value"))
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part1.tsv", [header] + table[1:8])
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part2.tsv", [header, conflicting] + table[8:13])
+    found = build([str(tmp_path / "rel")])
+    second = next(f for f in found.files if f.path.endswith("part2.tsv"))
+    assert second.defects["conflicting_gold"]["count"] == 1 and "duplicate_instances" not in second.defects
+    repaired = build([str(tmp_path / "rel")], ImportOptions(repair=True))
+    contexts = [tuple(r["context"]) for r in _records(repaired)]
+    shared = tuple(table[6][header.index(f"Sent_{i}")] for i in range(1, 8))
+    assert shared not in contexts and len(contexts) == 11     # 7 + 6 rows, both copies of the conflict gone

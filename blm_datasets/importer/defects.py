@@ -28,6 +28,7 @@ DESCRIPTIONS = {
     "chunks_mismatch": "rows with a sentence whose text is not its chunks joined",
     "answer_in_context": "rows with a candidate equal to a context sentence",
     "duplicate_instances": "rows repeating an earlier instance (same context and answers)",
+    "conflicting_gold": "rows repeating an instance of another file with another gold answer",
     "constant_answer_column": "rows of a file whose answer column holds the same sentence in every row",
     "label_pattern_mismatch": "rows with a candidate whose released pattern contradicts its label",
     "test_sentences_in_train": "test rows with a sentence (context or candidate) that occurs in train",
