@@ -144,8 +144,8 @@ def _total_error(spec: ConfigSpec, opts: Options, total: int, sizes: dict[str, i
     if failed is None or err.asked is None:
         return ImpossibleSize(f"{message}; {err}")
     split, shares, n_lemmas = failed
-    bound = ("found only" if err.exhausted else
-             "can hold at most" + (" (an upper bound counted from the lexicon before drawing)" if err.upper_bound else ""))
+    bound = "found only" if err.exhausted else "can hold at most"
+    counted = " (an upper bound counted from the lexicon before drawing)" if err.upper_bound else ""
     fit = shares.largest_total(split, err.possible, total)
     hint = (f"ask for at most {'about ' if err.exhausted else ''}{fit} in all (--size {fit})" if fit >= 2
             else "no --size fits it")
@@ -156,7 +156,7 @@ def _total_error(spec: ConfigSpec, opts: Options, total: int, sizes: dict[str, i
     elif spec.lexical_type != "I":
         hint += " or add words to the lexicon" if fit >= 2 else "; add words to the lexicon"
     return ImpossibleSize(spec.name, total, fit, err.exhausted, upper_bound=err.upper_bound, message=(
-        f"{message}; the {split} split ({n_lemmas} lemmas) {bound} {err.possible} distinct instances: {hint}"))
+        f"{message}; the {split} split ({n_lemmas} lemmas) {bound} {err.possible} distinct instances{counted}: {hint}"))
 
 
 def to_record(spec: ConfigSpec, inst: Instance, rid: str, gold_pos: int = 0, rng: random.Random | None = None

@@ -105,3 +105,15 @@ def test_a_size_within_the_bound_still_plans_as_before():
     spec, gen, whole = _bound("cos_en_typeII")
     plans = plan_splits(spec, Options(size=40, seed=7))
     assert sum(map(len, plans.values())) == 40
+
+
+def test_the_datasets_builder_refuses_a_size_beyond_the_lexicon_before_any_draw(monkeypatch, tmp_path):
+    import datasets
+
+    import blm_datasets  # noqa: F401  (registers the "blm" name)
+
+    monkeypatch.setattr(memory_bound, "available_bytes", lambda: 1 << 200)
+    spec, gen, whole = _bound("sprayload_en_altatl_typeIII")
+    monkeypatch.setattr(type(gen), "plan", lambda *a, **k: pytest.fail("drew plans for a size beyond the lexicon"))
+    with pytest.raises(ImpossibleSize, match="upper bound counted from the lexicon"):
+        datasets.load_dataset("blm", spec.name, size=whole * 10, cache_dir=str(tmp_path))
