@@ -235,3 +235,16 @@ def test_an_instance_two_files_give_different_golds_is_a_defect_and_repair_drops
     contexts = [tuple(r["context"]) for r in _records(repaired)]
     shared = tuple(table[6][header.index(f"Sent_{i}")] for i in range(1, 8))
     assert shared not in contexts and len(contexts) == 11     # 7 + 6 rows, both copies of the conflict gone
+
+
+def test_an_instance_one_file_gives_two_golds_is_a_defect_and_repair_drops_both(tmp_path):
+    table = _table()
+    header = table[0]
+    gold = next(i for i in range(8) if table[4][header.index(f"Answer_value_{i + 1}")] in ("True", "1"))
+    swapped = list(range(8))
+    swapped[gold], swapped[(gold + 1) % 8] = (gold + 1) % 8, gold
+    path = _write(tmp_path / NAME, table + [_permuted(header, table[4], swapped, series=("Answer_label", "Answer_value"))])
+    found = build([str(path)])
+    assert found.files[0].defects["conflicting_gold"]["count"] == 1
+    contexts = [tuple(r["context"]) for r in _records(build([str(path)], ImportOptions(repair=True)))]
+    assert tuple(table[4][header.index(f"Sent_{i}")] for i in range(1, 8)) not in contexts and len(contexts) == 11

@@ -232,9 +232,17 @@ def _label_by_content(row: ReleasedRow, gold: int, iso: str, labels: list[str], 
 
 
 def _repair(items: list[Item], opts: ImportOptions, report: FileReport) -> list[Item]:
-    """De-duplicate candidates and instances, shuffle candidates; every change counted in ``report``."""
+    """De-duplicate candidates and instances (an instance given two golds: every copy), shuffle candidates; every
+    change counted in ``report``."""
     removed, kept, seen, repeats, too_few = Counter(), [], set(), 0, 0
+    golds: dict[tuple, set[str]] = {}
     for item in items:
+        golds.setdefault(item.row.key(), set()).add(item.record["answers"][item.record["label"]])
+    conflicting = {key for key, texts in golds.items() if len(texts) > 1}   # no gold to trust: every copy dropped
+    for item in items:
+        if item.row.key() in conflicting:
+            repeats += 1
+            continue
         removed.update(defects.remove_repeated_candidates(item))
         if len(item.record["answers"]) < 2:
             too_few += 1
