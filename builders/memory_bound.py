@@ -16,9 +16,20 @@ PER_INSTANCE = 16 * 1024          # bytes of peak memory one instance costs (mea
 RESERVE = 1024 ** 3               # what the interpreter, torch/datasets imports and one chunk need besides
 
 
+def address_space_used() -> int:
+    """This process's virtual size (VmSize; 0 where /proc does not say): what RLIMIT_AS already counts."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def available_bytes() -> int:
     """Memory this process may still use: the least of MemAvailable, the cgroup's limit less its use, and
-    RLIMIT_AS."""
+    RLIMIT_AS less the address space already mapped (the imports alone map about 2 GB)."""
     limits = []
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -35,7 +46,7 @@ def available_bytes() -> int:
             pass
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft != resource.RLIM_INFINITY:
-        limits.append(soft)
+        limits.append(soft - address_space_used())
     return max(min(limits), 0) if limits else 1 << 62
 
 
@@ -46,7 +57,7 @@ def largest_size(available: int | None = None) -> int:
 
 
 def gb(n: int) -> str:
-    return f"{n / 1e9:.1f} GB"
+    return f"{n / 1e9:.1f} GB" if n < 1e15 else f"{n / 1e9:.2g} GB"
 
 
 def check(name: str, total: int, asked: str) -> None:

@@ -38,7 +38,7 @@ def test_limits_are_read_from_meminfo_cgroup_and_rlimit(monkeypatch):
     real = memory_bound.available_bytes()
     assert 0 < real < 1 << 50
     monkeypatch.setattr(resource, "getrlimit", lambda which: (2 * 1024 ** 3, resource.RLIM_INFINITY))
-    assert memory_bound.available_bytes() == min(real, 2 * 1024 ** 3)
+    assert memory_bound.available_bytes() <= 2 * 1024 ** 3 - memory_bound.address_space_used() + (64 << 20)
     assert memory_bound.largest_size(2 * 1024 ** 3) == 1024 ** 3 // memory_bound.PER_INSTANCE
 
 
@@ -117,3 +117,14 @@ def test_the_datasets_builder_refuses_a_size_beyond_the_lexicon_before_any_draw(
     monkeypatch.setattr(type(gen), "plan", lambda *a, **k: pytest.fail("drew plans for a size beyond the lexicon"))
     with pytest.raises(ImpossibleSize, match="upper bound counted from the lexicon"):
         datasets.load_dataset("blm", spec.name, size=whole * 10, cache_dir=str(tmp_path))
+
+
+def test_an_address_space_limit_counts_what_is_already_mapped(monkeypatch):
+    """ulimit -v: the CLI's imports already map about 2 GB; the bound offers only what is left of the limit."""
+    import resource
+
+    assert memory_bound.address_space_used() > 0
+    monkeypatch.setattr(memory_bound, "address_space_used", lambda: 2 * 1024 ** 3)
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (3 * 1024 ** 3, resource.RLIM_INFINITY))
+    assert memory_bound.available_bytes() == 1024 ** 3
+    assert memory_bound.largest_size() == 0
