@@ -248,3 +248,14 @@ def test_an_instance_one_file_gives_two_golds_is_a_defect_and_repair_drops_both(
     assert found.files[0].defects["conflicting_gold"]["count"] == 1
     contexts = [tuple(r["context"]) for r in _records(build([str(path)], ImportOptions(repair=True)))]
     assert tuple(table[4][header.index(f"Sent_{i}")] for i in range(1, 8)) not in contexts and len(contexts) == 11
+
+
+def test_a_lone_quote_and_a_later_closing_quote_never_merge_rows(tmp_path):
+    """Written unquoted, '"Le chat dort' and a later 'fin ."' would read as one writer-quoted cell spanning lines;
+    every line that has the header's number of cells stays its own row, as written."""
+    table = _table()
+    sent = table[0].index("Sent_1")
+    table[2][sent] = '"Le chat dort'
+    table[5][sent] = 'fin ."'
+    contexts = [r["context"][0] for r in _records(build([str(_write(tmp_path / NAME, table))]))]
+    assert len(contexts) == 12 and '"Le chat dort' in contexts and 'fin ."' in contexts

@@ -108,35 +108,64 @@ _NEEDS_QUOTES = re.compile(r'["\t\r\n]')
 
 
 def _tsv_records(path: Path, text: str, notes: list[str] | None) -> Iterator[tuple[int, list[str]]]:
-    """A tab-separated text's records. A cell is read as a CSV writer (csv.writer, pandas) quoted it only when it
-    is wholly quoted, every inner quote doubled, and its text needs quoting (a quote, tab or line end: what such a
-    writer quotes); any other cell is its text as written, up to the next tab or line end, so a release's
-    unquoted ``"Hélas" …`` or lone ``"`` keeps its quotes and never swallows the cells after it."""
-    pos, line, unquoted, end = 0, 1, 0, len(text)
+    """A tab-separated text's records. A line whose tabs give the header's number of cells is one record, each cell
+    as written (a wholly quoted cell with its inner quotes doubled, as a CSV writer writes a quote, unquoted): so a
+    release's unquoted ``"Hélas" …`` or lone ``"`` keeps its quotes and never swallows the cells after it. A line
+    with another number of cells is read as a CSV writer (csv.writer, pandas) writes a cell holding a tab or a line
+    end (wholly quoted, inner quotes doubled), when that gives the header's number; else as written, for the row
+    checks to name."""
+    pos, line, width, unquoted, end = 0, 1, None, 0, len(text)
     while pos < end:
-        start, cells = line, []
-        while True:
-            quoted = _QUOTED_FIELD.match(text, pos) if text.startswith('"', pos) else None
-            cell = quoted and quoted.group(1).replace('""', '"')
-            if cell is not None and _NEEDS_QUOTES.search(cell):
-                line += len(_LINE_END.findall(quoted.group(1)))
-                pos, unquoted = quoted.end(), unquoted + 1
-            else:
-                plain = _PLAIN_FIELD.match(text, pos)
-                cell, pos = plain.group(), plain.end()
-            if len(cell) > MAX_CELL:
-                raise _too_long(path, start)
-            cells.append(cell)
-            if not text.startswith("\t", pos):
-                break
-            pos += 1
-        ending = _LINE_END.match(text, pos)
-        if ending is not None:
-            pos, line = ending.end(), line + 1
-        yield start, cells if cells != [""] else []
+        stop = _LINE_END.search(text, pos)
+        cells = text[pos:stop.start() if stop else end].split("\t")
+        quoted = None
+        if width is not None and len(cells) != width and '"' in text[pos:stop.start() if stop else end]:
+            quoted = _writer_quoted(text, pos)
+        if quoted is not None and len(quoted[0]) == width:
+            cells, pos, lines, n = quoted
+            line_start, line, unquoted = line, line + lines, unquoted + n
+        else:
+            plain = [_unquoted(c) for c in cells]
+            unquoted += sum(a != b for a, b in zip(plain, cells))
+            cells, pos, line_start = plain, stop.end() if stop else end, line
+            line += 1
+        if any(len(cell) > MAX_CELL for cell in cells):
+            raise _too_long(path, line_start)
+        width = width or (len(cells) if cells != [""] else None)
+        yield line_start, cells if cells != [""] else []
     if unquoted and notes is not None:
         notes.append(f"{unquoted} cell{'s' if unquoted > 1 else ''} written CSV-quoted (\"…\") read unquoted; "
                      "every other cell as written")
+
+
+def _writer_quoted(text: str, pos: int) -> tuple[list[str], int, int, int]:
+    """The record at ``pos`` read as a CSV writer quotes (a cell wholly quoted, inner quotes doubled, whose text
+    needs quoting: a quote, tab or line end): (cells, position after its line end, lines it spans, cells
+    unquoted)."""
+    cells, lines, unquoted = [], 1, 0
+    while True:
+        quoted = _QUOTED_FIELD.match(text, pos) if text.startswith('"', pos) else None
+        cell = quoted and quoted.group(1).replace('""', '"')
+        if cell is not None and _NEEDS_QUOTES.search(cell):
+            lines += len(_LINE_END.findall(quoted.group(1)))
+            pos, unquoted = quoted.end(), unquoted + 1
+        else:
+            plain = _PLAIN_FIELD.match(text, pos)
+            cell, pos = plain.group(), plain.end()
+        cells.append(cell)
+        if not text.startswith("\t", pos):
+            break
+        pos += 1
+    ending = _LINE_END.match(text, pos)
+    return cells, ending.end() if ending else pos, lines, unquoted
+
+
+def _unquoted(cell: str) -> str:
+    """A cell a CSV writer quoted because it holds a quote (say ""so"" in quotes) unquoted; any other as it is."""
+    match = _QUOTED_FIELD.fullmatch(cell)
+    if match and '""' in match.group(1):
+        return match.group(1).replace('""', '"')
+    return cell
 
 
 def _too_long(path: Path, line: int) -> ReleaseError:
