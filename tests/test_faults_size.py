@@ -128,3 +128,20 @@ def test_an_address_space_limit_counts_what_is_already_mapped(monkeypatch):
     monkeypatch.setattr(resource, "getrlimit", lambda which: (3 * 1024 ** 3, resource.RLIM_INFINITY))
     assert memory_bound.available_bytes() == 1024 ** 3
     assert memory_bound.largest_size() == 0
+
+
+def test_a_full_disk_while_generate_writes_leaves_no_half_written_files(tmp_path, monkeypatch, capsys):
+    import errno
+
+    import datasets
+
+    def full(self, path, *args, **kwargs):
+        with open(path, "wb") as handle:
+            handle.write(b"x" * 4096)            # what the disk took before it was full
+        raise OSError(errno.ENOSPC, "No space left on device", path)
+    monkeypatch.setattr(datasets.Dataset, "to_parquet", full)
+    out = tmp_path / "out"
+    assert main(["generate", "agr_en_typeI", "--size", "40", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left" in err
+    assert [p.name for p in out.iterdir()] == []
