@@ -120,11 +120,14 @@ def plan_splits(spec: ConfigSpec, opts: Options) -> dict[str, list[Hashable]]:
     shares = SplitShares(len(lemmas), len(test_lemmas), share)
     sizes = shares.sizes(total)
     out = {}
-    for split in ("train", "test"):   # both splits bounded before either is drawn
+    refused = []   # both splits bounded before either is drawn; the one that allows the smaller total is named
+    for split in ("train", "test"):
         try:
             size_bound.check(gen, spec, split_lemmas[split], sizes[split])
         except ImpossibleSize as err:
-            raise _total_error(spec, opts, total, sizes, (split, shares, len(split_lemmas[split])), err) from None
+            refused.append(_total_error(spec, opts, total, sizes, (split, shares, len(split_lemmas[split])), err))
+    if refused:
+        raise min(refused, key=lambda err: err.possible)
     for split in ("train", "test"):
         try:
             out[split] = gen.plan(spec, split_lemmas[split], sizes[split], random.Random(f"{opts.seed}:{base}:{split}"))

@@ -145,3 +145,21 @@ def test_a_full_disk_while_generate_writes_leaves_no_half_written_files(tmp_path
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No space left" in err
     assert [p.name for p in out.iterdir()] == []
+
+
+def test_the_split_that_allows_the_smaller_total_is_the_one_named(monkeypatch):
+    from builders.generate import SplitShares
+
+    monkeypatch.setattr(memory_bound, "available_bytes", lambda: 1 << 200)
+    spec, gen, _ = _bound("agr_en_typeII")
+    monkeypatch.setattr(type(gen), "plan_bound", lambda self, spec, lemmas: 10 * len(lemmas) ** 2)
+    monkeypatch.setattr(type(gen), "plan", lambda *a, **k: pytest.fail("drew plans for a size beyond the lexicon"))
+    with pytest.raises(ImpossibleSize) as caught:
+        plan_splits(spec, Options(size=100_000))
+    assert "the test split" in str(caught.value)
+    fit = caught.value.possible
+    n_lemmas = len(gen.lemmas(spec))
+    n_test = int(str(caught.value).split("the test split (")[1].split(" lemmas")[0])
+    sizes = SplitShares(n_lemmas, n_test, 0).sizes(fit)
+    assert sizes["test"] <= 10 * n_test ** 2 and sizes["train"] <= 10 * (n_lemmas - n_test) ** 2
+    assert SplitShares(n_lemmas, n_test, 0).sizes(fit + 1)["test"] > 10 * n_test ** 2
