@@ -16,20 +16,9 @@ PER_INSTANCE = 16 * 1024          # bytes of peak memory one instance costs (mea
 RESERVE = 1024 ** 3               # what the interpreter, torch/datasets imports and one chunk need besides
 
 
-def address_space_used() -> int:
-    """This process's virtual size (VmSize; 0 where /proc does not say): what RLIMIT_AS already counts."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
 def available_bytes() -> int:
     """Memory this process may still use: the least of MemAvailable, the cgroup's limit less its use, and
-    RLIMIT_AS less the address space already mapped (the imports alone map about 2 GB)."""
+    RLIMIT_AS."""
     limits = []
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -46,7 +35,7 @@ def available_bytes() -> int:
             pass
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft != resource.RLIM_INFINITY:
-        limits.append(soft - address_space_used())
+        limits.append(soft)
     return max(min(limits), 0) if limits else 1 << 62
 
 
@@ -69,5 +58,6 @@ def check(name: str, total: int, asked: str) -> None:
     if total > fit:
         raise ImpossibleSize(name, total, fit, message=(
             f"{name}: {asked} needs about {gb(total * PER_INSTANCE + RESERVE)} of memory ({PER_INSTANCE // 1024} KiB "
-            f"an instance) and {gb(available)} is available: ask for at most {fit} (--size {fit}), or generate on "
-            f"a machine with more memory"))
+            f"an instance) and {gb(available)} is available: "
+            + (f"ask for at most {fit} (--size {fit}), or generate" if fit >= 2 else "free memory, or generate")
+            + " on a machine with more memory"))

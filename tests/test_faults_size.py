@@ -38,7 +38,7 @@ def test_limits_are_read_from_meminfo_cgroup_and_rlimit(monkeypatch):
     real = memory_bound.available_bytes()
     assert 0 < real < 1 << 50
     monkeypatch.setattr(resource, "getrlimit", lambda which: (2 * 1024 ** 3, resource.RLIM_INFINITY))
-    assert memory_bound.available_bytes() <= max(2 * 1024 ** 3 - memory_bound.address_space_used(), 0) + (64 << 20)
+    assert memory_bound.available_bytes() == min(real, 2 * 1024 ** 3)
     assert memory_bound.largest_size(2 * 1024 ** 3) == 1024 ** 3 // memory_bound.PER_INSTANCE
 
 
@@ -119,15 +119,11 @@ def test_the_datasets_builder_refuses_a_size_beyond_the_lexicon_before_any_draw(
         datasets.load_dataset("blm", spec.name, size=whole * 10, cache_dir=str(tmp_path))
 
 
-def test_an_address_space_limit_counts_what_is_already_mapped(monkeypatch):
-    """ulimit -v: the CLI's imports already map about 2 GB; the bound offers only what is left of the limit."""
-    import resource
-
-    assert memory_bound.address_space_used() > 0
-    monkeypatch.setattr(memory_bound, "address_space_used", lambda: 2 * 1024 ** 3)
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (3 * 1024 ** 3, resource.RLIM_INFINITY))
-    assert memory_bound.available_bytes() == 1024 ** 3
-    assert memory_bound.largest_size() == 0
+def test_no_size_fitting_in_memory_says_so_instead_of_offering_size_zero(monkeypatch):
+    monkeypatch.setattr(memory_bound, "available_bytes", lambda: memory_bound.RESERVE // 2)
+    with pytest.raises(ImpossibleSize) as caught:
+        plan_splits(registry.get_spec("agr_en_typeII"), Options(size=100))
+    assert "--size 0" not in str(caught.value) and "free memory, or generate on a machine" in str(caught.value)
 
 
 def test_a_full_disk_while_generate_writes_leaves_no_half_written_files(tmp_path, monkeypatch, capsys):
