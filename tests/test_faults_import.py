@@ -259,3 +259,19 @@ def test_a_lone_quote_and_a_later_closing_quote_never_merge_rows(tmp_path):
     table[5][sent] = 'fin ."'
     contexts = [r["context"][0] for r in _records(build([str(_write(tmp_path / NAME, table))]))]
     assert len(contexts) == 12 and '"Le chat dort' in contexts and 'fin ."' in contexts
+
+
+def test_an_out_folder_that_cannot_be_written_is_refused_before_any_file_is_read(tmp_path, monkeypatch, capsys):
+    import os
+
+    from blm_cli import args as cli_args
+    from blm_cli import import_cmds
+
+    locked_away = tmp_path / "ro"
+    locked_away.mkdir()
+    real = os.access
+    monkeypatch.setattr(cli_args.os, "access",                # a read-only mount: what access(2) says there
+                        lambda path, mode: False if Path(path) == locked_away else real(path, mode))
+    monkeypatch.setattr(import_cmds, "import_release", lambda *a, **k: pytest.fail("read the files first"))
+    err = _one_line(capsys, "import", str(AGR), "--out", str(locked_away / "x"))
+    assert f"{locked_away} is not writable" in err
