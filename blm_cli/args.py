@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 from pathlib import Path
 
 from blm_datasets.export_folder import ExportFolderError
@@ -124,4 +125,10 @@ def check_out_folder(path: str, flag: str = "--out") -> Path:
     blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
     if blocker is not None:
         raise ExportFolderError(f"{flag} {path}: {blocker} is a file, not a folder; choose another {flag}")
+    # the folder, or the nearest one that exists to create it in, must be writable (a read-only mount, no
+    # permission): said before the command's work, not after it
+    existing = next(p for p in (out, *out.absolute().parents) if p.exists())
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ExportFolderError(f"{flag} {path}: {existing} is not writable (read-only or no permission); choose a "
+                                "folder you can write to")
     return out

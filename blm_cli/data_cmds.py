@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -120,6 +121,9 @@ def _write_generated(out: Path, name: str, splits, fmt: str) -> None:
         else:
             for split, ds in dd.items():
                 getattr(ds, f"to_{fmt}")(str(staged / f"{split}.{fmt}"))
+    except BaseException:   # a full disk, Ctrl-C: the half-written files would keep the space the error asks to free
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
     finally:
         if bars:
             datasets.enable_progress_bars()

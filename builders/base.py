@@ -87,16 +87,22 @@ class ImpossibleSize(InputError):
     """More instances were requested than the lexicon and template can produce.
 
     ``asked`` and ``possible`` are instance counts; ``exhausted`` means ``possible`` is what a random
-    draw found before it stopped finding new instances (a lower bound, not the exact total).
+    draw found before it stopped finding new instances (a lower bound, not the exact total);
+    ``upper_bound`` means ``possible`` was counted from the lexicon before drawing (builders.size_bound):
+    no more can exist, fewer may be found.
     """
 
     def __init__(self, what: str, asked: int | None = None, possible: int | None = None,
-                 exhausted: bool = False, hint: str = "", message: str | None = None):
+                 exhausted: bool = False, hint: str = "", message: str | None = None, upper_bound: bool = False):
         self.what, self.asked, self.possible, self.exhausted, self.hint = what, asked, possible, exhausted, hint
+        self.upper_bound = upper_bound
         if message is not None:
             message = message
         elif asked is None:
             message = what
+        elif upper_bound:
+            message = (f"{what}: asked for {asked} instances, the lexicon allows at most {possible} "
+                       "(an upper bound counted before drawing)")
         elif exhausted:
             message = (f"{what}: found only {possible} distinct instances of the {asked} asked "
                        f"({MAX_MISSES_NOTE} in a row gave nothing new)")

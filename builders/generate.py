@@ -24,7 +24,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from builders import memory_bound, registry
+from builders import memory_bound, registry, size_bound
 from builders.atomic import atomic_path
 from builders.base import ConfigSpec, GeneratorBug, ImpossibleSize, Instance
 from builders.checks import check_record
@@ -106,6 +106,7 @@ def plan_splits(spec: ConfigSpec, opts: Options) -> dict[str, list[Hashable]]:
         shares = SplitShares(len(lemmas), None, opts.test_size or 0.1)
         sizes = shares.sizes(total)
         try:
+            size_bound.check(gen, spec, lemmas, total)
             plans = gen.plan(spec, lemmas, total, random.Random(f"{opts.seed}:{base}"))
         except ImpossibleSize as err:
             raise _total_error(spec, opts, total, sizes, None, err) from None
@@ -120,6 +121,14 @@ def plan_splits(spec: ConfigSpec, opts: Options) -> dict[str, list[Hashable]]:
     shares = SplitShares(len(lemmas), len(test_lemmas), share)
     sizes = shares.sizes(total)
     out = {}
+    refused = []   # both splits bounded before either is drawn; the one that allows the smaller total is named
+    for split in ("train", "test"):
+        try:
+            size_bound.check(gen, spec, split_lemmas[split], sizes[split])
+        except ImpossibleSize as err:
+            refused.append(_total_error(spec, opts, total, sizes, (split, shares, len(split_lemmas[split])), err))
+    if refused:
+        raise min(refused, key=lambda err: err.possible)
     for split in ("train", "test"):
         try:
             out[split] = gen.plan(spec, split_lemmas[split], sizes[split], random.Random(f"{opts.seed}:{base}:{split}"))
@@ -133,10 +142,14 @@ def _total_error(spec: ConfigSpec, opts: Options, total: int, sizes: dict[str, i
     """Restate a split's ImpossibleSize in terms of what the user asked (--size, the total)."""
     asked = f"--size {opts.size}" if opts.size else f"the default size {total}"
     message = f"{spec.name}: {asked} asks for {sizes['train']} train + {sizes['test']} test instances"
+    if failed is None and err.upper_bound:   # random split: the total itself is drawn, so the bound is the fit
+        return ImpossibleSize(spec.name, total, err.possible, upper_bound=True,
+                              message=f"{message}; {err}: ask for at most {err.possible} (--size {err.possible})")
     if failed is None or err.asked is None:
         return ImpossibleSize(f"{message}; {err}")
     split, shares, n_lemmas = failed
     bound = "found only" if err.exhausted else "can hold at most"
+    counted = " (an upper bound counted from the lexicon before drawing)" if err.upper_bound else ""
     fit = shares.largest_total(split, err.possible, total)
     hint = (f"ask for at most {'about ' if err.exhausted else ''}{fit} in all (--size {fit})" if fit >= 2
             else "no --size fits it")
@@ -146,8 +159,8 @@ def _total_error(spec: ConfigSpec, opts: Options, total: int, sizes: dict[str, i
         hint += "; give more CoNLL-U files (--sources)" + (" or --split random" if opts.split == "lemma" else "")
     elif spec.lexical_type != "I":
         hint += " or add words to the lexicon" if fit >= 2 else "; add words to the lexicon"
-    return ImpossibleSize(spec.name, total, fit, err.exhausted, message=(
-        f"{message}; the {split} split ({n_lemmas} lemmas) {bound} {err.possible} distinct instances: {hint}"))
+    return ImpossibleSize(spec.name, total, fit, err.exhausted, upper_bound=err.upper_bound, message=(
+        f"{message}; the {split} split ({n_lemmas} lemmas) {bound} {err.possible} distinct instances{counted}: {hint}"))
 
 
 def to_record(spec: ConfigSpec, inst: Instance, rid: str, gold_pos: int = 0, rng: random.Random | None = None

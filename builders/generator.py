@@ -133,6 +133,12 @@ class Generator:
         its ``_balanced`` twin (the pipeline gives both the same rng)."""
         raise NotImplementedError
 
+    def plan_bound(self, spec: ConfigSpec, lemmas: Sequence[str]) -> int | None:
+        """An upper bound on the distinct plans ``plan`` can draw from ``lemmas``, counted from the lexicon without
+        drawing: a larger size is refused at once (builders.size_bound). None where ``plan`` needs none (a product
+        space, whose ``sample`` refuses a size beyond it before drawing)."""
+        return None
+
     def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:
         """The steps and words of a plan (cheap; realisation is ``sentence``'s job)."""
         raise NotImplementedError

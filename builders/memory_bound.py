@@ -46,7 +46,7 @@ def largest_size(available: int | None = None) -> int:
 
 
 def gb(n: int) -> str:
-    return f"{n / 1e9:.1f} GB"
+    return f"{n / 1e9:.1f} GB" if n < 1e15 else f"{n / 1e9:.2g} GB"
 
 
 def check(name: str, total: int, asked: str) -> None:
@@ -58,5 +58,6 @@ def check(name: str, total: int, asked: str) -> None:
     if total > fit:
         raise ImpossibleSize(name, total, fit, message=(
             f"{name}: {asked} needs about {gb(total * PER_INSTANCE + RESERVE)} of memory ({PER_INSTANCE // 1024} KiB "
-            f"an instance) and {gb(available)} is available: ask for at most {fit} (--size {fit}), or generate on "
-            f"a machine with more memory"))
+            f"an instance) and {gb(available)} is available: "
+            + (f"ask for at most {fit} (--size {fit}), or generate" if fit >= 2 else "free memory, or generate")
+            + " on a machine with more memory"))

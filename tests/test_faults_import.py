@@ -148,3 +148,130 @@ def test_json_nested_too_deep_is_one_line(tmp_path, capsys):
     lines.write_text(json.dumps({"Context": []}) + "\n" + "[" * 100000 + "]" * 100000 + "\n", encoding="utf-8")
     assert main(["import", str(lines), "--dry-run"]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_cells_a_csv_writer_quoted_round_trip_exactly_tabs_quotes_and_line_ends_included(tmp_path):
+    import csv
+
+    table = _table()
+    sent = [table[0].index(f"Sent_{i}") for i in (1, 2, 3, 4)]
+    texts = ['Le chat\tdort .', 'Il dit "oui"\tet "non" .', "Une ligne\net une autre .", 'Fin\r\n"citée" .']
+    for row, (column, text) in zip(table[1:], zip(sent, texts)):
+        row[column] = text
+    table[5][sent[0]] = '"Hélas" ' + table[5][sent[0]]      # the release's own unquoted quotes, as written
+    table[6][sent[0]] = '"Le chat dort'                        # and a lone quote
+    path = tmp_path / NAME
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, delimiter="\t").writerows(table)
+    raw = path.read_text(encoding="utf-8")
+    assert '"Le chat\tdort ."' in raw and '"""Hélas"" ' in raw     # the writer did quote them
+    result = build([str(path)])
+    records = _records(result)
+    assert len(records) == 12
+    contexts = {sentence for r in records for sentence in r["context"]}
+    assert set(texts) <= contexts
+    assert any(c.startswith('"Hélas" ') for c in contexts) and '"Le chat dort' in contexts
+    # read with the release's own layout (no writer quoting) the same rows keep their quotes as written
+    plain = _table()
+    plain[5][sent[0]] = '"Hélas" ' + plain[5][sent[0]]
+    plain[6][sent[0]] = '"Le chat dort'
+    contexts = {s for r in _records(build([str(_write(tmp_path / "plain" / NAME, plain))])) for s in r["context"]}
+    assert any(c.startswith('"Hélas" ') for c in contexts) and '"Le chat dort' in contexts
+
+
+def _permuted(header: list[str], row: list[str], order: list[int], series=("Answer", "Answer_label", "Answer_value",
+                                                                          "Answer_template", "Answer_chunks")):
+    """The row with its candidates in ``order`` (candidate k of the new row is candidate order[k] of the old)."""
+    row = list(row)
+    for name in series:
+        columns = [header.index(f"{name}_{i}") for i in range(1, len(order) + 1)]
+        values = [row[c] for c in columns]
+        for column, k in zip(columns, order):
+            row[column] = values[k]
+    return row
+
+
+def _gold_of(header: list[str], row: list[str]) -> str:
+    return next(row[header.index(f"Answer_{i}")] for i in range(1, 9)
+                if row[header.index(f"Answer_value_{i}")] in ("True", "1"))
+
+
+def test_repair_across_files_keeps_every_gold_on_its_correct_candidate_and_recounts_positions(tmp_path):
+    table = _table()
+    header = table[0]
+    reversed_ = [7, 6, 5, 4, 3, 2, 1, 0]
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part1.tsv", [header] + table[1:8])
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part2.tsv",       # rows 5-7 again, candidates in another order
+           [header] + [_permuted(header, row, reversed_) for row in table[5:13]])
+    golds = {tuple(row[header.index(f"Sent_{i}")] for i in range(1, 8)): _gold_of(header, row) for row in table[1:13]}
+    result = build([str(tmp_path / "rel")], ImportOptions(repair=True))
+    records = _records(result)
+    assert len(records) == 12 and len({tuple(r["context"]) for r in records}) == 12
+    for record in records:
+        assert record["answer_labels"][record["label"]] == "Correct"
+        assert record["answer_error_classes"][record["label"]] == "CORRECT"
+        assert record["answers"][record["label"]] == golds[tuple(record["context"])]
+    for report in result.files:
+        positions = report.repairs["gold_positions_after"]
+        assert sum(positions.values()) == report.repairs["rows_shuffled"] == report.kept
+    second = next(f for f in result.files if f.path.endswith("part2.tsv"))
+    assert second.kept == 5 and second.repairs["instances_removed"] == 3
+
+
+def test_an_instance_two_files_give_different_golds_is_a_defect_and_repair_drops_every_copy(tmp_path):
+    table = _table()
+    header = table[0]
+    gold = next(i for i in range(8) if table[6][header.index(f"Answer_value_{i + 1}")] in ("True", "1"))
+    other = (gold + 1) % 8
+    swapped = list(range(8))
+    swapped[gold], swapped[other] = other, gold            # the gold flag and label on another candidate's text
+    conflicting = _permuted(header, table[6], swapped, series=("Answer_label", "Answer_value"))
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part1.tsv", [header] + table[1:8])
+    _write(tmp_path / "rel" / "BLMagr4dev_type_I_part2.tsv", [header, conflicting] + table[8:13])
+    found = build([str(tmp_path / "rel")])
+    second = next(f for f in found.files if f.path.endswith("part2.tsv"))
+    assert second.defects["conflicting_gold"]["count"] == 1 and "duplicate_instances" not in second.defects
+    repaired = build([str(tmp_path / "rel")], ImportOptions(repair=True))
+    contexts = [tuple(r["context"]) for r in _records(repaired)]
+    shared = tuple(table[6][header.index(f"Sent_{i}")] for i in range(1, 8))
+    assert shared not in contexts and len(contexts) == 11     # 7 + 6 rows, both copies of the conflict gone
+
+
+def test_an_instance_one_file_gives_two_golds_is_a_defect_and_repair_drops_both(tmp_path):
+    table = _table()
+    header = table[0]
+    gold = next(i for i in range(8) if table[4][header.index(f"Answer_value_{i + 1}")] in ("True", "1"))
+    swapped = list(range(8))
+    swapped[gold], swapped[(gold + 1) % 8] = (gold + 1) % 8, gold
+    path = _write(tmp_path / NAME, table + [_permuted(header, table[4], swapped, series=("Answer_label", "Answer_value"))])
+    found = build([str(path)])
+    assert found.files[0].defects["conflicting_gold"]["count"] == 1
+    contexts = [tuple(r["context"]) for r in _records(build([str(path)], ImportOptions(repair=True)))]
+    assert tuple(table[4][header.index(f"Sent_{i}")] for i in range(1, 8)) not in contexts and len(contexts) == 11
+
+
+def test_a_lone_quote_and_a_later_closing_quote_never_merge_rows(tmp_path):
+    """Written unquoted, '"Le chat dort' and a later 'fin ."' would read as one writer-quoted cell spanning lines;
+    every line that has the header's number of cells stays its own row, as written."""
+    table = _table()
+    sent = table[0].index("Sent_1")
+    table[2][sent] = '"Le chat dort'
+    table[5][sent] = 'fin ."'
+    contexts = [r["context"][0] for r in _records(build([str(_write(tmp_path / NAME, table))]))]
+    assert len(contexts) == 12 and '"Le chat dort' in contexts and 'fin ."' in contexts
+
+
+def test_an_out_folder_that_cannot_be_written_is_refused_before_any_file_is_read(tmp_path, monkeypatch, capsys):
+    import os
+
+    from blm_cli import args as cli_args
+    from blm_cli import import_cmds
+
+    locked_away = tmp_path / "ro"
+    locked_away.mkdir()
+    real = os.access
+    monkeypatch.setattr(cli_args.os, "access",                # a read-only mount: what access(2) says there
+                        lambda path, mode: False if Path(path) == locked_away else real(path, mode))
+    monkeypatch.setattr(import_cmds, "import_release", lambda *a, **k: pytest.fail("read the files first"))
+    err = _one_line(capsys, "import", str(AGR), "--out", str(locked_away / "x"))
+    assert f"{locked_away} is not writable" in err

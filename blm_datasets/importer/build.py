@@ -232,9 +232,17 @@ def _label_by_content(row: ReleasedRow, gold: int, iso: str, labels: list[str], 
 
 
 def _repair(items: list[Item], opts: ImportOptions, report: FileReport) -> list[Item]:
-    """De-duplicate candidates and instances, shuffle candidates; every change counted in ``report``."""
+    """De-duplicate candidates and instances (an instance given two golds: every copy), shuffle candidates; every
+    change counted in ``report``."""
     removed, kept, seen, repeats, too_few = Counter(), [], set(), 0, 0
+    golds: dict[tuple, set[str]] = {}
     for item in items:
+        golds.setdefault(item.row.key(), set()).add(item.record["answers"][item.record["label"]])
+    conflicting = {key for key, texts in golds.items() if len(texts) > 1}   # no gold to trust: every copy dropped
+    for item in items:
+        if item.row.key() in conflicting:
+            repeats += 1
+            continue
         removed.update(defects.remove_repeated_candidates(item))
         if len(item.record["answers"]) < 2:
             too_few += 1
@@ -248,10 +256,16 @@ def _repair(items: list[Item], opts: ImportOptions, report: FileReport) -> list[
         kept.append(item)
     if too_few:
         report.dropped["too_few_candidates"] = report.dropped.get("too_few_candidates", 0) + too_few
-    positions = Counter(item.record["label"] + 1 for item in kept)
-    report.repairs = {"candidates_removed": dict(removed.most_common()), "instances_removed": repeats,
-                      "rows_shuffled": len(kept), "gold_positions_after": dict(sorted(positions.items()))}
+    report.repairs = {"candidates_removed": dict(removed.most_common()), "instances_removed": repeats}
+    _count_repaired(kept, report)
     return kept
+
+
+def _count_repaired(kept: list[Item], report: FileReport) -> None:
+    """The repair counts that depend on the rows a file keeps (again after rows of other files removed some)."""
+    positions = Counter(item.record["label"] + 1 for item in kept)
+    report.repairs.update(rows_shuffled=len(kept), gold_positions_after=dict(sorted(positions.items())))
+    report.kept = len(kept)
 
 
 # ------------------------------------------------------------------------------------------ splits
@@ -372,30 +386,43 @@ def _file(source: SourceFile, opts: ImportOptions, overrides: dict[str, label_ta
 
 def _across_files(parts: list[tuple[SourceFile, FileReport, list[Item]]], opts: ImportOptions
                   ) -> list[tuple[SourceFile, FileReport, list[Item]]]:
-    """Instances of a config's file that repeat one of an earlier file of the same config: a duplicate_instances
-    defect of the later file (``repeats FILE:LINE``), removed by ``--repair``."""
-    first: dict[tuple, tuple[SourceFile, str]] = {}
-    out = []
+    """Instances of a config's file that repeat one of an earlier file of the same config (same context and answer
+    set, in any order): a duplicate_instances defect of the later file (``repeats FILE:LINE``), or conflicting_gold
+    when the two files give it different gold answers. ``--repair`` removes the repeats and, since neither gold can
+    be trusted, every copy of a conflicting instance; the gold positions each file keeps are counted again."""
+    first: dict[tuple, tuple[SourceFile, str, str]] = {}
+    found, conflicting = [], set()
     for source, report, items in parts:
-        finding, kept = defects.Finding(), []
+        repeats, conflicts = defects.Finding(), defects.Finding()
         for item in items:
-            key = item.row.key()
-            seen = first.setdefault(key, (source, item.row.where))
-            if seen[0] is not source:
-                finding.add(f"{item.row.where} (repeats {seen[1]})", f"repeats a row of {seen[0].path.name}")
-                if opts.repair:
-                    continue
-            kept.append(item)
-        if finding.count:
-            old = report.defects.get("duplicate_instances", {"count": 0, "detail": {}, "examples": []})
-            report.defects["duplicate_instances"] = {
-                "count": old["count"] + finding.count, "detail": {**old["detail"], **finding.as_dict()["detail"]},
-                "examples": (old["examples"] + finding.examples)[:defects.MAX_EXAMPLES]}
-            if opts.repair:
-                report.repairs["instances_removed"] = report.repairs.get("instances_removed", 0) + finding.count
-                report.repairs["rows_shuffled"] = len(kept)
-                report.kept = len(kept)
-        out.append((source, report, kept))
+            key, gold = item.row.key(), item.record["answers"][item.record["label"]]
+            seen = first.setdefault(key, (source, item.row.where, gold))
+            if seen[0] is source:
+                continue
+            if seen[2] == gold:
+                repeats.add(f"{item.row.where} (repeats {seen[1]})", f"repeats a row of {seen[0].path.name}")
+            else:
+                conflicts.add(f"{item.row.where} (gold {gold!r}; {seen[1]}: gold {seen[2]!r})",
+                              f"another gold than {seen[0].path.name}")
+                conflicting.add(key)
+        found.append((repeats, conflicts))
+    out = []
+    for (source, report, items), (repeats, conflicts) in zip(parts, found):
+        for kind, finding in (("duplicate_instances", repeats), ("conflicting_gold", conflicts)):
+            if finding.count:
+                old = report.defects.get(kind, {"count": 0, "detail": {}, "examples": []})
+                report.defects[kind] = {
+                    "count": old["count"] + finding.count, "detail": {**old["detail"], **finding.as_dict()["detail"]},
+                    "examples": (old["examples"] + finding.examples)[:defects.MAX_EXAMPLES]}
+        if opts.repair:
+            kept = [item for item in items if item.row.key() not in conflicting
+                    and first[item.row.key()][0] is source]
+            removed = len(items) - len(kept)
+            if removed:
+                report.repairs["instances_removed"] = report.repairs.get("instances_removed", 0) + removed
+                _count_repaired(kept, report)
+            items = kept
+        out.append((source, report, items))
     return out
 
 

@@ -21,7 +21,6 @@ from blm_datasets.importer.rows import ReleaseError
 
 MAX_CELL = 128 * 1024   # characters in one table cell: a BLM cell is a sentence or a chunk list, a few KiB at most
 _LINE_END = re.compile(r"\r\n|\r|\n")
-_PANDAS_QUOTED = re.compile(r'^"((?:[^"]|"")*)"$', re.S)
 _BOMS = {codecs.BOM_UTF32_LE: "utf-32", codecs.BOM_UTF32_BE: "utf-32",   # UTF-32 first: its LE mark starts
          codecs.BOM_UTF16_LE: "utf-16", codecs.BOM_UTF16_BE: "utf-16"}    # with the UTF-16 LE one
 _TRUE = {"true", "1", "1.0", "yes", "t"}
@@ -77,15 +76,15 @@ def first_line(text: str) -> str:
 def table(path: Path, text: str, delimiter: str, notes: list[str] | None = None
           ) -> Iterator[tuple[int, list[str]]]:
     """(line where the record starts, cells) for every record of a delimited text, the header first, blank lines as
-    ``[]``; any line end. Cell text is kept as written: a tab-separated file is read without quoting (a cell
-    ``"so"`` keeps its quotes), except a cell a CSV writer quoted (wholly quoted, inner quotes doubled, and holding a
-    quote it had to escape), which is unquoted; a comma-separated one with the CSV quoting rules, strictly. A lone
-    quote or a cell over MAX_CELL characters is a ReleaseError naming the line. ``notes`` gets how many cells were
-    unquoted."""
-    tabbed = delimiter == "\t"
-    options = {"quoting": csv.QUOTE_NONE} if tabbed else {"strict": True}
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, **options)
-    start, unquoted = 1, 0
+    ``[]``; any line end. Cell text is kept as written: a tab-separated file is read by ``_tsv_records`` (a cell
+    ``"so"`` keeps its quotes; a cell a CSV writer quoted is unquoted, tabs and line ends inside it kept); a
+    comma-separated one with the CSV quoting rules, strictly. A lone quote (CSV) or a cell over MAX_CELL characters
+    is a ReleaseError naming the line. ``notes`` gets how many cells were unquoted."""
+    if delimiter == "\t":
+        yield from _tsv_records(path, text, notes)
+        return
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    start = 1
     with _field_limit(MAX_CELL):
         while True:
             try:
@@ -94,29 +93,84 @@ def table(path: Path, text: str, delimiter: str, notes: list[str] | None = None
                 break
             except csv.Error as err:
                 if "field limit" in str(err):
-                    raise ReleaseError(f"{path}:{start}: a cell is longer than {MAX_CELL // 1024} KiB, the most a "
-                                       "release cell may hold (a sentence or a chunk list); is a quote left open? "
-                                       "fix the cell") from None
+                    raise _too_long(path, start) from None
                 raise ReleaseError(f"{path}:{start}: the cells' quotes do not close ({err}); a cell holding a "
                                    'quote must be wholly quoted with the quote doubled ("say ""so""") - fix the '
                                    "row") from None
-            if tabbed:
-                plain = [_unquoted(c) for c in cells]
-                unquoted += sum(a != b for a, b in zip(plain, cells))
-                cells = plain
             yield start, cells
             start = reader.line_num + 1
+
+
+# a field a CSV writer quoted: quotes doubled inside, the closing quote followed by a tab, a line end or the end
+_QUOTED_FIELD = re.compile(r'"((?:[^"]++|"")*+)"(?=\t|\r|\n|\Z)')
+_PLAIN_FIELD = re.compile(r"[^\t\r\n]*")
+_NEEDS_QUOTES = re.compile(r'["\t\r\n]')
+
+
+def _tsv_records(path: Path, text: str, notes: list[str] | None) -> Iterator[tuple[int, list[str]]]:
+    """A tab-separated text's records. A line whose tabs give the header's number of cells is one record, each cell
+    as written (a wholly quoted cell with its inner quotes doubled, as a CSV writer writes a quote, unquoted): so a
+    release's unquoted ``"Hélas" …`` or lone ``"`` keeps its quotes and never swallows the cells after it. A line
+    with another number of cells is read as a CSV writer (csv.writer, pandas) writes a cell holding a tab or a line
+    end (wholly quoted, inner quotes doubled), when that gives the header's number; else as written, for the row
+    checks to name."""
+    pos, line, width, unquoted, end = 0, 1, None, 0, len(text)
+    while pos < end:
+        stop = _LINE_END.search(text, pos)
+        cells = text[pos:stop.start() if stop else end].split("\t")
+        quoted = None
+        if width is not None and len(cells) != width and '"' in text[pos:stop.start() if stop else end]:
+            quoted = _writer_quoted(text, pos)
+        if quoted is not None and len(quoted[0]) == width:
+            cells, pos, lines, n = quoted
+            line_start, line, unquoted = line, line + lines, unquoted + n
+        else:
+            plain = [_unquoted(c) for c in cells]
+            unquoted += sum(a != b for a, b in zip(plain, cells))
+            cells, pos, line_start = plain, stop.end() if stop else end, line
+            line += 1
+        if any(len(cell) > MAX_CELL for cell in cells):
+            raise _too_long(path, line_start)
+        width = width or (len(cells) if cells != [""] else None)
+        yield line_start, cells if cells != [""] else []
     if unquoted and notes is not None:
-        notes.append(f"{unquoted} cell{'s' if unquoted > 1 else ''} written CSV-quoted (\"…\"\"…\"\"…\") read "
-                     "unquoted; every other cell as written")
+        notes.append(f"{unquoted} cell{'s' if unquoted > 1 else ''} written CSV-quoted (\"…\") read unquoted; "
+                     "every other cell as written")
+
+
+def _writer_quoted(text: str, pos: int) -> tuple[list[str], int, int, int]:
+    """The record at ``pos`` read as a CSV writer quotes (a cell wholly quoted, inner quotes doubled, whose text
+    needs quoting: a quote, tab or line end): (cells, position after its line end, lines it spans, cells
+    unquoted)."""
+    cells, lines, unquoted = [], 1, 0
+    while True:
+        quoted = _QUOTED_FIELD.match(text, pos) if text.startswith('"', pos) else None
+        cell = quoted and quoted.group(1).replace('""', '"')
+        if cell is not None and _NEEDS_QUOTES.search(cell):
+            lines += len(_LINE_END.findall(quoted.group(1)))
+            pos, unquoted = quoted.end(), unquoted + 1
+        else:
+            plain = _PLAIN_FIELD.match(text, pos)
+            cell, pos = plain.group(), plain.end()
+        cells.append(cell)
+        if not text.startswith("\t", pos):
+            break
+        pos += 1
+    ending = _LINE_END.match(text, pos)
+    return cells, ending.end() if ending else pos, lines, unquoted
 
 
 def _unquoted(cell: str) -> str:
     """A cell a CSV writer quoted because it holds a quote (say ""so"" in quotes) unquoted; any other as it is."""
-    match = _PANDAS_QUOTED.match(cell)
+    match = _QUOTED_FIELD.fullmatch(cell)
     if match and '""' in match.group(1):
         return match.group(1).replace('""', '"')
     return cell
+
+
+def _too_long(path: Path, line: int) -> ReleaseError:
+    return ReleaseError(f"{path}:{line}: a cell is longer than {MAX_CELL // 1024} KiB, the most a release cell may "
+                        "hold (a sentence or a chunk list); is a quote left open? fix the cell")
 
 
 @contextlib.contextmanager

@@ -28,6 +28,7 @@ DESCRIPTIONS = {
     "chunks_mismatch": "rows with a sentence whose text is not its chunks joined",
     "answer_in_context": "rows with a candidate equal to a context sentence",
     "duplicate_instances": "rows repeating an earlier instance (same context and answers)",
+    "conflicting_gold": "rows repeating an instance (of this file or another) with another gold answer",
     "constant_answer_column": "rows of a file whose answer column holds the same sentence in every row",
     "label_pattern_mismatch": "rows with a candidate whose released pattern contradicts its label",
     "test_sentences_in_train": "test rows with a sentence (context or candidate) that occurs in train",
@@ -99,7 +100,7 @@ def label_agrees(record: dict[str, Any], i: int) -> bool | None:
 def find(items: list[Item]) -> dict[str, Finding]:
     """The defects of one file's rows (before any repair); kinds with no row are left out."""
     found: dict[str, Finding] = {kind: Finding() for kind in DESCRIPTIONS if kind != "test_sentences_in_train"}
-    seen: dict[tuple, str] = {}
+    seen: dict[tuple, tuple[str, str]] = {}
     for item in items:
         rec, where = item.record, item.row.where
         answers, labels, gold = rec["answers"], rec["answer_labels"], rec["label"]
@@ -121,11 +122,14 @@ def find(items: list[Item]) -> dict[str, Finding]:
         mismatched = _chunk_mismatches(item)
         if mismatched:
             found["chunks_mismatch"].add(where, *mismatched)
-        key = item.row.key()
-        if key in seen:
-            found["duplicate_instances"].add(where, f"repeats {seen[key]}")
+        key, gold_text = item.row.key(), answers[gold]
+        if key not in seen:
+            seen[key] = where, gold_text
+        elif seen[key][1] == gold_text:
+            found["duplicate_instances"].add(where, f"repeats {seen[key][0]}")
         else:
-            seen[key] = where
+            found["conflicting_gold"].add(f"{where} (gold {gold_text!r}; {seen[key][0]}: gold {seen[key][1]!r})",
+                                          "another gold than an earlier row")
     _gold_position(items, found)
     _constant_columns(items, found["constant_answer_column"])
     return {kind: f for kind, f in found.items() if f.count}

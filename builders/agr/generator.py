@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import random
 from collections.abc import Sequence
 from typing import Hashable, Literal
@@ -130,6 +131,23 @@ class AgrGenerator(ContextPlanner):
 
     def draw_slots(self, state, i: int) -> tuple[str, ...]:
         return self._visible_slots(i, state[0])
+
+    def plan_bound(self, spec: ConfigSpec, lemmas: Sequence[str]) -> int | None:
+        """Type II: per clause and seed, each sentence's (slot, alternative) choices multiplied; type III: each
+        sentence's (seed, swap, frame words) choices multiplied (distinct seeds and stems left uncounted)."""
+        if spec.lexical_type == "I":
+            return None
+        total = 0
+        for clause in self.clauses:
+            if spec.lexical_type == "II":
+                total += sum(math.prod(sum(len(self._pool(seed, slot)) for slot in self._visible_slots(i, clause))
+                                       for i in range(8)) for seed in lemmas)
+                continue
+            frames = math.prod(len(self._frame_pool(slot)) for slot in FRAME_SLOTS[clause])
+            total += math.prod(frames * sum(len(self._pool(seed, slot)) for seed in lemmas
+                                            for slot in ("subject", "attractor1") + (("attractor2",) if i >= 4 else ()))
+                               for i in range(8))
+        return total * len(self.variants_)
 
     def _visible_slots(self, i: int, clause: str) -> tuple[str, ...]:
         """The words sentence ``i`` shows (the one-attractor half hides attractor 2; the answer

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import random
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -222,6 +223,19 @@ class CausHGenerator(Generator):
                 raise ImpossibleSize(f"{spec.name}: found only {len(plans)} distinct instances of the {n} asked "
                                      f"({MAX_MISSES} draws in a row gave nothing new); {self._pool_report(pools)}")
         return plans
+
+    def plan_bound(self, spec: ConfigSpec, lemmas: Sequence[str]) -> int | None:
+        """Per column, every slot's choices multiplied: (root, cell) pairs (synthetic), or the split's sentences
+        of the slot's binyan (natural, whose columns take equal shares: the size is bounded by the poorest)."""
+        if spec.variant != "natural":
+            if len(lemmas) < self.context_size + 1:
+                return None   # plan's own error names the roots an instance needs
+            pairs = len(lemmas) * len(self.cells)
+            return sum(pairs ** (len(column) + 1) for column in self.columns.values())
+        pools = self._natural_pools(spec, lemmas)
+        per_column = [math.prod(len(pools[b]) for b in (*column, *rules.answer_binyanim(target, self.binyanim)))
+                      for target, column in self.columns.items()]
+        return len(per_column) * min(per_column) + len(per_column) - 1
 
     def _plan_natural(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
         """Distinct instances, the four columns equally often (±1) and in turn; sentences are reused

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import random
 from collections.abc import Hashable, Sequence
 from typing import Literal
@@ -111,6 +112,21 @@ class CosOdGenerator(ContextPlanner):
 
     def draw_finish(self, spec: ConfigSpec, base: Material, choices: list, rng: random.Random) -> Plan | None:
         return self.planner.framed(tuple(choices), "II", rng)
+
+    def plan_bound(self, spec: ConfigSpec, lemmas: Sequence[str]) -> int | None:
+        """Every sentence's words from its verb's agents x themes x P-NPs x by-NPs (type II: one verb of the split;
+        type III: any verb, a small split borrows the lexicon's), times the frames of the pairs in order."""
+        if spec.lexical_type == "I":
+            return None
+        verbs_ = self.lex["verbs_by_lemma"]
+
+        def words(verb: str) -> int:
+            return math.prod(len(verbs_[verb][pool]) for pool in ("agents", "themes", "p_nps", "by_nps"))
+
+        frames = math.perm(len(self.planner.frames), len(self.planner.pairs))
+        if spec.lexical_type == "II":
+            return frames * sum(words(verb) ** len(self.steps) for verb in lemmas)
+        return frames * sum(words(verb) for verb in verbs_) ** len(self.steps)
 
     # --- the framework's hooks -----------------------------------------------------------------
     def matrix(self, spec: ConfigSpec, plan: Plan) -> Matrix:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import random
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Literal
@@ -178,6 +179,16 @@ class CosPlusGenerator(ContextPlanner):
                 plans.append((tenses.next(key[0]), key[0], agents[a], patients[p]))
             return plans
         return [(tenses.next(materials[-1].verb), materials) for materials in self.plan_contexts(spec, lemmas, n, rng)]
+
+    def plan_bound(self, spec: ConfigSpec, lemmas: Sequence[str]) -> int | None:
+        """Type III: every sentence's (verb, patient[, agent]) choices multiplied (distinct verbs and stems left
+        uncounted); the tense follows from the draw order."""
+        if spec.lexical_type == "I":
+            return None
+        seq = self.template.templates[spec.variant]
+        uses_agent = tuple(rules.AGENT in (s.subject, s.object) for s in seq.context) + (True,)
+        words = sum(len(self.lex.verbs[verb].patients) for verb in lemmas)
+        return math.prod(words * (len(self.agents) if agent else 1) for agent in uses_agent)
 
     def draw_start(self, spec: ConfigSpec, lemmas: Sequence[str], rng: random.Random):
         """Type III: the verbs in random order, and which sentences show an agent."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import random
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Literal
@@ -145,6 +146,17 @@ class SprayLoadGenerator(ContextPlanner):
             return [("I", frame, Material(v, agent, theme, loc))
                     for v, (agent, theme, loc, frame) in space.sample(n, rng, spec.name)]
         return self.plan_contexts(spec, verbs_, n, rng)
+
+    def plan_bound(self, spec: ConfigSpec, lemmas: Sequence[str]) -> int | None:
+        """Frames x every sentence's agent x theme x location (type II: one verb of the split; type III: any of
+        its verbs per sentence)."""
+        if spec.lexical_type == "I":
+            return None
+        words = [math.prod(self.pool_size(self.index[lemma], role) for role in ALL_ROLES) for lemma in lemmas]
+        sentences = len(self._sentence_roles(spec.variant))
+        if spec.lexical_type == "II":
+            return len(self.frames) * sum(w ** sentences for w in words)
+        return len(self.frames) * sum(words) ** sentences
 
     def draw_start(self, spec: ConfigSpec, verbs_: Sequence[int], rng: random.Random):
         """Type II: one verb and a base argument set; type III: the verbs in random order."""
