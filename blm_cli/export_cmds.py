@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from blm_cli.args import add_generation_args, check_source_files, select_names
-from blm_datasets.calamita import HARNESS_CHOICES, write_calamita
+from blm_datasets.calamita import write_calamita
 from blm_datasets.export import default_num_proc, export
 from blm_datasets.export_folder import check_out_file
 from blm_datasets.publish import publish
@@ -43,12 +43,8 @@ def _export_calamita(names: list[str], args: argparse.Namespace, opts) -> int:
         raise ValueError(f"{names[0]} has no {args.calamita_split!r} split to export; "
                          f"it has: {', '.join(s for s in splits if splits[s].records)}")
     records = splits[args.calamita_split].records
-    n = write_calamita(records, out)
+    n = write_calamita(records, out, name=names[0])
     print(f"{names[0]} {args.calamita_split}: {n} items written to {out}")
-    fewer = sum(len(r["answers"]) < HARNESS_CHOICES for r in records)
-    if fewer:
-        print(f"note: {fewer} of {n} items have fewer than {HARNESS_CHOICES} candidates; CALAMITA's harness offers "
-              "choices A-H on every item, so a model scored there can pick a letter its prompt does not show")
     return 0
 
 
