@@ -6,13 +6,14 @@ import argparse
 import json
 import re
 import time
+from collections import Counter
 from pathlib import Path
 
 from blm_cli.args import check_out_folder
 from blm_datasets.export_folder import check_out_file
 from builders.atomic import atomic_write_text
 from builders.locks import locked
-from blm_eval import llm_eval, run_record
+from blm_eval import llm_eval, run_record, shot_sets
 from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
 from blm_eval.prompts import PROMPT_LANGUAGES, gold_letter
 
@@ -37,6 +38,29 @@ def resolve_protocol(args: argparse.Namespace) -> str:
     if args.item_seed is None and PROTOCOLS[name]["fixed_items"]:
         args.item_seed = args.seed
     return name
+def _blm_it_data(args: argparse.Namespace, protocol: str, data: dict) -> tuple[dict, dict]:
+    """Under blm-it, each config's one-shot examples come from 001's fixed few-shot set (evaluated items exclude
+    it when both come from one split); every config's answer-set sizes are recorded, and a line printed where a
+    BLM-It run has other sizes than BLM-It's 8. Returns ({config: {rule, ids}}, {config: sizes})."""
+    fixed_sets, answer_sets = {}, {}
+    for config, (rows, shot_rows) in data.items():
+        if protocol == "blm-it" and shot_rows is not None:
+            fixed, rule = shot_sets.fixed_shot_set(shot_rows, config, args.item_seed)
+            ids = {r["id"] for r in fixed}
+            if args.split == args.shot_split:  # 001 tests on the rest
+                rows = rows.select([i for i, r in enumerate(rows) if r["id"] not in ids])
+            data[config] = rows, fixed
+            fixed_sets[config] = {"rule": rule, "ids": sorted(ids)}
+        sizes = Counter(len(r["answers"]) for r in rows)
+        answer_sets[config] = {"sizes": {str(k): v for k, v in sorted(sizes.items())},
+                               "blm_it": shot_sets.BLM_IT_ANSWER_SET,
+                               "differs_from_blm_it": set(sizes) != {shot_sets.BLM_IT_ANSWER_SET}}
+        note = shot_sets.answer_set_note(config, sizes)
+        if note and (protocol == "blm-it" or BLM_IT_CONFIGS.match(config)):
+            print(note)
+    return fixed_sets, answer_sets
+
+
 def cmd_llm_eval(args: argparse.Namespace) -> int:
     """Zero/one-shot prompting of a causal LM on BLM configs (001 §3.4): Table 2 layout + JSON."""
     if args.compare:
@@ -58,6 +82,7 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
         rows = llm_eval.pick_split(splits, config, args.split)
         shot_rows = llm_eval.pick_split(splits, config, args.shot_split) if any(args.shots) else None
         data[config] = rows, shot_rows
+    fixed_sets, answer_sets = _blm_it_data(args, protocol, data)
     settings = [(c, lang, k) for c in args.configs for lang in args.prompt_lang for k in args.shots]
     same = args.split == args.shot_split
     draw = args.seed if args.item_seed is None else args.item_seed
@@ -90,14 +115,15 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
                                 temperature=args.temperature, max_new_tokens=args.max_new_tokens,
                                 desc=f"{config} {lang} {shots}-shot", progress=not args.quiet,
                                 item_seed=args.item_seed)
-        results.append({"config": config, "prompt_lang": lang, "shots": shots, "scoring": args.scoring, **res})
+        results.append({"config": config, "prompt_lang": lang, "shots": shots, "scoring": args.scoring,
+                        "answer_sets": answer_sets[config], **res})
     print(llm_eval.format_table(results))
     provenance = run_record.provenance(model, model_name=args.model, protocol=protocol,
                                        rows_by_config={c: data[c] for c in args.configs})
     report = {**provenance, "model": args.model, "scoring": args.scoring, "chat_template": scorer.use_chat,
               "dataset": args.dataset or "blm", "split": args.split, "shot_split": args.shot_split,
               "samples": args.samples, "runs": args.runs, "seed": args.seed, "item_seed": args.item_seed, "data_seed": args.data_seed,
-              "size": args.size, "temperature": args.temperature,
+              "size": args.size, "temperature": args.temperature, "shot_sets": fixed_sets,
               "max_new_tokens": args.max_new_tokens if args.scoring == "free" else None,
               "std": "population std over runs", "seconds": round(time.perf_counter() - start, 1),
               "results": results}

@@ -358,3 +358,58 @@ def test_an_existing_result_is_kept_unless_overwrite_is_passed(tmp_path, capsys)
     err = capsys.readouterr().err
     assert f"--out {out} exists; pass --overwrite to replace it" in err
     assert out.read_text() == '{"a 35-minute result": true}'
+
+
+def test_blm_it_one_shot_examples_come_from_a_fixed_set_recorded_in_the_results(tiny_lm, tmp_path, capsys):
+    def run(name, *extra):
+        out = tmp_path / name
+        assert main(["llm-eval", "agr_it_typeII", "--size", "60", "--model", str(tiny_lm), "--samples", "4",
+                     "--runs", "2", "--shots", "1", "--max-new-tokens", "2", "--out", str(out), "--quiet",
+                     *extra]) == 0
+        return json.loads(out.read_text())
+
+    first = run("a.json")
+    stdout = capsys.readouterr().out
+    fixed = first["shot_sets"]["agr_it_typeII"]
+    assert len(fixed["ids"]) == 10 and "10 instances sampled at random" in fixed["rule"]
+    runs = first["results"][0]["runs"]
+    used = [p["shot_ids"] for run in runs for p in run["predictions"]]
+    assert all(len(ids) == 1 and ids[0] in fixed["ids"] for ids in used)
+    assert [p["shot_ids"] for p in runs[0]["predictions"]] == [p["shot_ids"] for p in runs[1]["predictions"]]
+    # another decoding seed: the same set and the same example for each item
+    again = run("b.json", "--seed", "5", "--item-seed", "0")
+    assert again["shot_sets"] == first["shot_sets"]
+    assert [p["shot_ids"] for p in again["results"][0]["runs"][0]["predictions"]] == \
+        [p["shot_ids"] for p in runs[0]["predictions"]]
+    # agr_it has 6 candidates, BLM-It's AgrI 8: said in one line and recorded
+    n_test = first["results"][0]["answer_sets"]["sizes"]["6"]
+    assert first["results"][0]["answer_sets"] == {"sizes": {"6": n_test}, "blm_it": 8, "differs_from_blm_it": True}
+    assert (f"note: agr_it_typeII has answer sets of 6 candidates ({n_test} items); BLM-It's have 8, so chance "
+            "and the macro-F1 label set differ from 001 Table 2") in stdout
+
+
+def test_blm_it_shot_set_for_verb_tasks_is_one_verbs_instances():
+    from blm_eval.shot_sets import answer_set_note, fixed_shot_set
+
+    train = list(datasets.load_dataset("blm", "od_it_typeIII", size=300)["train"])
+    chosen, rule = fixed_shot_set(train, "od_it_typeIII", seed=0)
+    verbs = {r["lemma"] for r in chosen}
+    assert len(verbs) == 1 and 0 < len(chosen) <= 80
+    verb = verbs.pop()
+    assert len(chosen) == min(80, sum(r["lemma"] == verb for r in train)) and repr(verb) in rule
+    assert [r["id"] for r in fixed_shot_set(train, "od_it_typeIII", seed=0)[0]] == [r["id"] for r in chosen]
+    assert answer_set_note("od_it_typeIII", {8: 5}) is None
+
+
+def test_imported_calamita_task_files_without_annotations_are_scored(tiny_lm, tmp_path, capsys):
+    release = Path(__file__).parent / "fixtures" / "release" / "calamita_harness"
+    assert main(["import", str(release), "--out", str(tmp_path / "imported")]) == 0
+    out = tmp_path / "r.json"
+    assert main(["llm-eval", "cos_it_typeII", "--dataset", str(tmp_path / "imported"), "--model", str(tiny_lm),
+                 "--samples", "3", "--runs", "1", "--scoring", "loglik", "--out", str(out), "--quiet"]) == 0
+    result = json.loads(out.read_text())["results"][0]
+    predictions = result["runs"][0]["predictions"]
+    assert [p["gold"] for p in predictions] == ["F", "H", "G"]   # Correct_option of the fixture's test items
+    assert 0.0 <= result["macro_f1"]["mean"] <= 1.0
+    assert {p["error_class"] for p in predictions} <= {"CORRECT", "UNKNOWN"}
+    assert result["answer_sets"]["differs_from_blm_it"] is False
