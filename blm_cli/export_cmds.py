@@ -15,7 +15,8 @@ from builders import registry
 from builders.generate import Options, generate
 
 OVERWRITE_HELP = ("replace an existing different export in --out (other options, or configs this export leaves "
-                  "out); with --format calamita, replace the JSON file. Without it, --out must be new, empty, or "
+                  "out); with --format calamita, replace the JSON file; with --format genbench, replace the configs' task "
+                  "folders. Without it, --out must be new, empty, or "
                   "an export of the same request, whose complete configs are kept (a rerun finishes a killed "
                   "export). A folder holding anything else is never touched.")
 
