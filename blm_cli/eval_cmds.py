@@ -6,6 +6,7 @@ import argparse
 import json
 import re
 import time
+from collections import Counter
 from pathlib import Path
 
 from blm_cli.args import check_out_folder
@@ -13,7 +14,7 @@ from blm_datasets.export_folder import check_out_file
 from blm_datasets.sources import load_source, require_split
 from builders.atomic import atomic_write_text
 from builders.locks import locked
-from blm_eval import llm_eval, run_record
+from blm_eval import llm_eval, run_record, shot_sets
 from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
 from blm_eval.prompts import PROMPT_LANGUAGES, gold_letter
 
@@ -38,6 +39,35 @@ def resolve_protocol(args: argparse.Namespace) -> str:
     if args.item_seed is None and PROTOCOLS[name]["fixed_items"]:
         args.item_seed = args.seed
     return name
+
+
+def _quantization(args: argparse.Namespace) -> str | None:
+    return "4bit" if args.load_in_4bit else "8bit" if args.load_in_8bit else None
+
+
+def _blm_it_data(args: argparse.Namespace, protocol: str, data: dict) -> tuple[dict, dict]:
+    """Under blm-it, each config's one-shot examples come from 001's fixed few-shot set (evaluated items exclude
+    it when both come from one split); every config's answer-set sizes are recorded, and a line printed where a
+    BLM-It run has other sizes than BLM-It's 8. Returns ({config: {rule, ids}}, {config: sizes})."""
+    fixed_sets, answer_sets = {}, {}
+    for config, (rows, shot_rows) in data.items():
+        if protocol == "blm-it" and shot_rows is not None:
+            fixed, rule = shot_sets.fixed_shot_set(shot_rows, config, args.item_seed)
+            ids = {r["id"] for r in fixed}
+            if args.split == args.shot_split:  # 001 tests on the rest
+                rows = rows.select([i for i, r in enumerate(rows) if r["id"] not in ids])
+            data[config] = rows, fixed
+            fixed_sets[config] = {"rule": rule, "ids": sorted(ids)}
+        sizes = Counter(len(r["answers"]) for r in rows)
+        answer_sets[config] = {"sizes": {str(k): v for k, v in sorted(sizes.items())},
+                               "blm_it": shot_sets.BLM_IT_ANSWER_SET,
+                               "differs_from_blm_it": set(sizes) != {shot_sets.BLM_IT_ANSWER_SET}}
+        note = shot_sets.answer_set_note(config, sizes)
+        if note and (protocol == "blm-it" or BLM_IT_CONFIGS.match(config)):
+            print(note)
+    return fixed_sets, answer_sets
+
+
 def cmd_llm_eval(args: argparse.Namespace) -> int:
     """Zero/one-shot prompting of a causal LM on BLM configs (001 §3.4): Table 2 layout + JSON."""
     if args.compare:
@@ -59,6 +89,7 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
         rows = require_split(splits, args.split, config)
         shot_rows = require_split(splits, args.shot_split, config) if any(args.shots) else None
         data[config] = rows, shot_rows
+    fixed_sets, answer_sets = _blm_it_data(args, protocol, data)
     settings = [(c, lang, k) for c in args.configs for lang in args.prompt_lang for k in args.shots]
     same = args.split == args.shot_split
     draw = args.seed if args.item_seed is None else args.item_seed
@@ -69,7 +100,8 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
     scorer = None
     if args.model:
         model, tokenizer = llm_eval.load_causal_lm(args.model, gguf_file=args.gguf_file, cache_dir=args.cache_dir,
-                                                   device=args.device, dtype=args.dtype)
+                                                   device=args.device, dtype=args.dtype, device_map=args.device_map,
+                                                   quantization=_quantization(args))
         scorer = llm_eval.LetterScorer(model, tokenizer, chat_template=args.chat_template,
                                        batch_size=args.batch_size)
     if args.show_prompt:  # exactly the text the model is given (its tokenizer may add a BOS token)
@@ -91,14 +123,17 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
                                 temperature=args.temperature, max_new_tokens=args.max_new_tokens,
                                 desc=f"{config} {lang} {shots}-shot", progress=not args.quiet,
                                 item_seed=args.item_seed)
-        results.append({"config": config, "prompt_lang": lang, "shots": shots, "scoring": args.scoring, **res})
+        results.append({"config": config, "prompt_lang": lang, "shots": shots, "scoring": args.scoring,
+                        "answer_sets": answer_sets[config], **res})
     print(llm_eval.format_table(results))
     provenance = run_record.provenance(model, model_name=args.model, protocol=protocol,
                                        rows_by_config={c: data[c] for c in args.configs})
     report = {**provenance, "model": args.model, "scoring": args.scoring, "chat_template": scorer.use_chat,
               "dataset": args.dataset or "blm", "split": args.split, "shot_split": args.shot_split,
               "samples": args.samples, "runs": args.runs, "seed": args.seed, "item_seed": args.item_seed, "data_seed": args.data_seed,
-              "size": args.size, "temperature": args.temperature,
+              "size": args.size, "temperature": args.temperature, "shot_sets": fixed_sets,
+              "device_map": args.device_map or ("auto" if _quantization(args) else None),
+              "hf_device_map": getattr(model, "hf_device_map", None), "quantization": _quantization(args),
               "max_new_tokens": args.max_new_tokens if args.scoring == "free" else None,
               "std": "population std over runs", "seconds": round(time.perf_counter() - start, 1),
               "results": results}
@@ -151,6 +186,13 @@ def _register_llm_eval(sub) -> None:
     p.add_argument("--batch-size", type=int, default=4, help="prompts per forward pass (loglik)")
     p.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 … (default: cuda if available)")
     p.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"), default="auto")
+    p.add_argument("--device-map", metavar="MAP", help="let transformers place the model (auto: over every GPU, "
+                   "then CPU; needs accelerate), for models one device cannot hold; replaces --device")
+    quantised = p.add_mutually_exclusive_group()
+    quantised.add_argument("--load-in-4bit", action="store_true", help="load the weights quantised to 4 bits "
+                           "(bitsandbytes, CUDA; device map auto unless --device-map)")
+    quantised.add_argument("--load-in-8bit", action="store_true", help="load the weights quantised to 8 bits "
+                           "(bitsandbytes, CUDA; device map auto unless --device-map)")
     p.add_argument("--cache-dir", help="where PyPI-shipped models are dequantised once "
                    "(default: $BLM_CACHE or ~/.cache/blm_toolkit)")
     p.add_argument("--out", help="write the full results (every run and prediction) as JSON here")

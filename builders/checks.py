@@ -14,7 +14,7 @@ from typing import Any
 
 from builders import lexical_types, morphology, registry
 from builders.base import ConfigSpec
-from builders.record import COLUMNS, ERROR_CLASSES, GOLD_LABEL
+from builders.record import COLUMNS, ERROR_CLASSES, GOLD_LABEL, UNKNOWN
 from builders.rules import FILLER_BLIND_TYPES
 
 CHECKS = (
@@ -83,7 +83,7 @@ def check_record(record: Mapping[str, Any], spec: ConfigSpec) -> list[str]:
     ):
         return ["lengths"]
     if (labels.count(GOLD_LABEL) != 1 or classes.count("CORRECT") != 1 or labels[gold] != GOLD_LABEL
-            or classes[gold] != "CORRECT" or not set(classes) <= set(ERROR_CLASSES)):
+            or classes[gold] != "CORRECT" or not set(classes) <= {*ERROR_CLASSES, UNKNOWN}):
         failed.append("one_gold")
     if len(set(answers)) != len(answers):
         failed.append("distinct_answers")

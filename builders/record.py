@@ -8,3 +8,5 @@ COLUMNS = ("id", "phenomenon", "language", "lexical_type", "template", "lemma", 
 ERROR_CLASSES = ("CORRECT", "SEQUENCE", "GRAMMAR")
 GOLD_LABEL, GOLD_CLASS = "Correct", "CORRECT"
 WRONG_CLASSES = tuple(c for c in ERROR_CLASSES if c != GOLD_CLASS)  # what a distractor can be
+# label and class of an imported distractor whose release does not say which error it makes (CALAMITA task files)
+UNKNOWN = "UNKNOWN"

@@ -46,8 +46,8 @@ def test_a_row_becomes_the_figure_10_layout():
 
 
 def test_generated_rows_round_trip_through_the_file(tmp_path):
-    rows = generate(registry.get_spec("cos_it_typeII"), Options(size=40), progress=False)["test"].records
-    path = tmp_path / "out" / "cos_it_typeII.json"
+    rows = generate(registry.get_spec("seqtense_it_typeI_balanced"), Options(size=40), progress=False)["test"].records
+    path = tmp_path / "out" / "seqtense.json"
     assert write_calamita(rows, path) == len(rows) > 0
     text = path.read_text(encoding="utf-8")
     assert "\\u" not in text  # Italian accents are written as such
@@ -55,14 +55,14 @@ def test_generated_rows_round_trip_through_the_file(tmp_path):
     assert [item["ID"] for item in items] == list(range(len(rows)))
     for item, row in zip(items, rows):
         letters = [a["option"] for a in item["Answer_set_annotation"]]
-        assert letters == list("ABCDEFGHIJ"[:len(row["answers"])])
+        assert letters == list("ABCDEFGH")  # exactly the harness's doc_to_choice
         assert [line.split("\t")[0] for line in item["Answer_concatenated"].split("\n")] == letters
         assert item["Correct_option"] == letters[row["label"]]
         assert item["Correct_answer"] == row["answers"][row["label"]]
         assert [a["value"] for a in item["Answer_set_annotation"]].count(True) == 1
         assert [a["label"] for a in item["Answer_set_annotation"]] == row["answer_labels"]
         assert item["Verb"] == row["lemma"]
-        assert len(item["Context_concatenated"].split("\n")) == 7
+        assert len(item["Context_concatenated"].split("\n")) == len(row["context"])
 
 
 def test_verb_key_and_clear_errors():
@@ -75,33 +75,39 @@ def test_verb_key_and_clear_errors():
 
 
 def test_blm_export_calamita_format(tmp_path, capsys):
-    import json
-
     from blm_cli.main import main
 
-    out = tmp_path / "cos_en.json"
-    assert main(["export", "cos_en_typeII", "--format", "calamita", "--size", "60", "--out", str(out),
+    out = tmp_path / "seqtense.json"
+    assert main(["export", "seqtense_it_typeI_balanced", "--format", "calamita", "--size", "40", "--out", str(out),
                  "--quiet", "--num-proc", "1"]) == 0
     items = json.loads(out.read_text())
-    assert len(items) == 6 and items[0]["Correct_option"] in "ABCDEFGH"
-    assert "6 items written" in capsys.readouterr().out
+    assert len(items) == 4 and all(item["Correct_option"] in "ABCDEFGH" for item in items)
+    assert "4 items written" in capsys.readouterr().out
 
 
-def test_items_the_harness_cannot_score_are_refused(tmp_path):
-    nine = dict(ROW, answers=[f"Frase {i}." for i in range(9)], answer_labels=["Correct"] + ["I-INT"] * 8,
-                answer_error_classes=["CORRECT"] + ["GRAMMAR"] * 8, label=0)
-    path = tmp_path / "nine.json"
-    with pytest.raises(ValueError, match=r"'od_it_typeII-test-000003' has 9 candidates \(up to I\) but CALAMITA's "
-                                         r"harness scores choices A-H only"):
-        write_calamita([ROW, nine], path)
+def eight(row: dict, k: int) -> dict:
+    """ROW with k candidates, the gold first."""
+    return dict(ROW, answers=[f"Frase {i}." for i in range(k)], answer_labels=["Correct"] + ["I-INT"] * (k - 1),
+                answer_error_classes=["CORRECT"] + ["GRAMMAR"] * (k - 1), answer_patterns=[""] * k, label=0)
+
+
+@pytest.mark.parametrize("k, shown", [(9, r"1 with 9 \(A-I\)"), (6, r"1 with 6 \(A-F\)")])
+def test_items_the_harness_cannot_score_are_refused(tmp_path, k, shown):
+    path = tmp_path / "out.json"
+    with pytest.raises(ValueError, match=rf"^od_it_typeII cannot be exported for CALAMITA: of 2 items, {shown} "
+                                         r"candidates, but CALAMITA's harness scores the fixed choices A-H"):
+        write_calamita([eight(ROW, 8), eight(ROW, k)], path)
     assert not path.exists()
-    assert write_calamita(iter([ROW]), path) == 1  # fewer than 8 is written (the CLI notes it)
+    assert write_calamita(iter([eight(ROW, 8)]), path) == 1
 
 
-def test_blm_export_calamita_notes_items_with_fewer_than_eight_candidates(tmp_path, capsys):
+def test_blm_export_calamita_refuses_a_six_candidate_config_in_one_line(tmp_path, capsys):
     from blm_cli.main import main
 
-    assert main(["export", "agr_en_typeI", "--format", "calamita", "--size", "40", "--out", str(tmp_path / "a.json"),
-                 "--quiet", "--num-proc", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "have fewer than 8 candidates" in out and "a letter its prompt does not show" in out
+    out = tmp_path / "a.json"
+    assert main(["export", "agr_it_typeII", "--format", "calamita", "--size", "40", "--out", str(out),
+                 "--quiet", "--num-proc", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "agr_it_typeII cannot be exported for CALAMITA: of 8 items, 8 with 6 (A-F) candidates" in err
+    assert not out.exists()

@@ -140,7 +140,8 @@ def test_export_out_that_cannot_be_created(capsys):
 
 
 def test_calamita_out_folder_parent_file_and_existing_file(capsys, tmp_path):
-    base = ["export", A, "--size", "40", "--format", "calamita", "--quiet", "--out"]
+    eight = "seqtense_it_typeI_balanced"  # 8 candidates per item, as CALAMITA's harness needs
+    base = ["export", eight, "--size", "40", "--format", "calamita", "--quiet", "--out"]
     fails(capsys, base + [str(tmp_path)], f"--out {tmp_path} is a folder; give a file name")
     blocker = tmp_path / "afile"
     blocker.write_text("x")
@@ -150,7 +151,7 @@ def test_calamita_out_folder_parent_file_and_existing_file(capsys, tmp_path):
     fails(capsys, base + [str(old)], f"--out {old} exists; pass --overwrite")
     assert old.read_text() == "precious"
     assert main(base + [str(old), "--overwrite"]) == 0
-    assert len(json.loads(old.read_text())) == len(load_source(None, A, size=40)["test"])
+    assert len(json.loads(old.read_text())) == len(load_source(None, eight, size=40)["test"])
 
 
 def test_grid_out_file_fails_before_any_training(capsys, tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ import pytest
 from conftest_models import single_torch_thread, tiny_encoder_dir  # noqa: F401 (fixtures)
 
 from blm_cli.main import main
-from blm_datasets.calamita import write_calamita
+from blm_datasets.calamita import to_calamita
 from blm_datasets.features import FEATURES
 from blm_datasets.importer import ImportOptions, ReleaseError, build, import_release
 from blm_datasets.importer import labels as label_table
@@ -362,13 +362,65 @@ def test_a_calamita_item_whose_correct_option_disagrees_is_unusable(tmp_path):
 def test_the_toolkits_own_calamita_export_imports_back_to_its_rows(tmp_path):
     original = generate(registry.get_spec("agr_en_typeI"), Options(size=24), progress=False)["test"].records
     path = tmp_path / "agr_en_typeI_test.json"
-    write_calamita(original, path)
+    # the layout write_calamita writes (it refuses agr's 6 candidates, which CALAMITA's harness misscores)
+    path.write_text(json.dumps([to_calamita(row, i) for i, row in enumerate(original)]), encoding="utf-8")
     result = build([str(path)])
     assert list(result.configs) == ["agr_en_typeI"]
     back = result.configs["agr_en_typeI"]["test"]
     for before, after in zip(original, back, strict=True):
         for column in ("context", "answers", "answer_labels", "answer_error_classes", "label", "lemma"):
             assert after[column] == before[column], column
+
+
+HARNESS = RELEASE / "calamita_harness"   # CALAMITA's task-file layout: no Answer_set_annotation
+
+
+def test_calamita_task_files_without_annotations_import_with_the_gold_and_unknown_distractors():
+    result = build([str(HARNESS)])
+    assert list(result.configs) == ["cos_it_typeII"]   # BLM-CausIt_type-II: the path names the task
+    splits = result.configs["cos_it_typeII"]
+    assert {s: len(r) for s, r in splits.items()} == {"train": 2, "test": 3}
+    items = json.loads((HARNESS / "BLM-CausIt_type-II" / "test.json").read_text(encoding="utf-8"))
+    for item, row in zip(items, splits["test"], strict=True):
+        assert row["answers"] == item["Answer_set"] and row["lemma"] == item["Verb"]
+        assert row["label"] == "ABCDEFGH".index(item["Correct_option"])
+        assert row["answers"][row["label"]] == item["Correct_answer"]
+        assert row["answer_labels"] == ["Correct" if i == row["label"] else "UNKNOWN" for i in range(8)]
+        assert row["answer_error_classes"] == ["CORRECT" if i == row["label"] else "UNKNOWN" for i in range(8)]
+    report = file_report(result, "test.json")
+    assert any("3 of 3 items have no Answer_set_annotation" in n and "UNKNOWN" in n and "macro-F1" in n
+               for n in report.notes)
+    failures = result.config_reports["cos_it_typeII"].checks["failures"]
+    assert "one_gold" in failures and not any(failures.values())   # the gold checks still apply, and pass
+
+
+def test_unannotated_agreement_items_take_their_labels_from_the_sentences(tmp_path):
+    original = generate(registry.get_spec("agr_it_typeII"), Options(size=24), progress=False)["test"].records
+    items = [to_calamita(row, i) for i, row in enumerate(original)]
+    for item in items:
+        del item["Answer_set_annotation"]
+    path = tmp_path / "BLM-AgrIt_type-II_test.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    result = build([str(path)])
+    back = result.configs["agr_it_typeII"]["test"]
+    assert [r["answer_labels"] for r in back] == [r["answer_labels"] for r in original]
+    assert [r["answer_error_classes"] for r in back] == [r["answer_error_classes"] for r in original]
+    assert sum(result.files[0].content_labels["refined"].values()) == 5 * len(original)   # UNKNOWN -> label, read from Italian text
+
+
+def test_calamita_items_with_only_the_concatenated_fields_read_the_same(tmp_path):
+    items = json.loads((HARNESS / "BLM-CausIt_type-II" / "test.json").read_text(encoding="utf-8"))
+    bare = [{k: v for k, v in item.items() if k not in ("Context", "Answer_set", "Correct_answer")} for item in items]
+    path = tmp_path / "BLM-CausIt_type-II" / "test.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(bare, ensure_ascii=False), encoding="utf-8")
+    rows = build([str(path)]).configs["cos_it_typeII"]["test"]
+    assert [(r["context"], r["answers"], r["label"]) for r in rows] == [
+        (i["Context"], i["Answer_set"], "ABCDEFGH".index(i["Correct_option"])) for i in items]
+    bare[0]["Correct_option"] = "J"
+    path.write_text(json.dumps(bare, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(ReleaseError, match=r"item 1 \(ID 100\): Correct_option 'J' is not one of the 8 options A-H"):
+        build([str(path)])
 
 
 def test_split_folders_give_the_release_split_and_unlisted_rows_are_counted():

@@ -359,3 +359,113 @@ def test_an_existing_result_is_kept_unless_overwrite_is_passed(tmp_path, capsys)
     err = capsys.readouterr().err
     assert f"--out {out} exists; pass --overwrite to replace it" in err
     assert out.read_text() == '{"a 35-minute result": true}'
+
+
+def test_blm_it_one_shot_examples_come_from_a_fixed_set_recorded_in_the_results(tiny_lm, tmp_path, capsys):
+    def run(name, *extra):
+        out = tmp_path / name
+        assert main(["llm-eval", "agr_it_typeII", "--size", "60", "--model", str(tiny_lm), "--samples", "4",
+                     "--runs", "2", "--shots", "1", "--max-new-tokens", "2", "--out", str(out), "--quiet",
+                     *extra]) == 0
+        return json.loads(out.read_text())
+
+    first = run("a.json")
+    stdout = capsys.readouterr().out
+    fixed = first["shot_sets"]["agr_it_typeII"]
+    assert len(fixed["ids"]) == 10 and "10 instances sampled at random" in fixed["rule"]
+    runs = first["results"][0]["runs"]
+    used = [p["shot_ids"] for run in runs for p in run["predictions"]]
+    assert all(len(ids) == 1 and ids[0] in fixed["ids"] for ids in used)
+    assert [p["shot_ids"] for p in runs[0]["predictions"]] == [p["shot_ids"] for p in runs[1]["predictions"]]
+    # another decoding seed: the same set and the same example for each item
+    again = run("b.json", "--seed", "5", "--item-seed", "0")
+    assert again["shot_sets"] == first["shot_sets"]
+    assert [p["shot_ids"] for p in again["results"][0]["runs"][0]["predictions"]] == \
+        [p["shot_ids"] for p in runs[0]["predictions"]]
+    # agr_it has 6 candidates, BLM-It's AgrI 8: said in one line and recorded
+    n_test = first["results"][0]["answer_sets"]["sizes"]["6"]
+    assert first["results"][0]["answer_sets"] == {"sizes": {"6": n_test}, "blm_it": 8, "differs_from_blm_it": True}
+    assert (f"note: agr_it_typeII has answer sets of 6 candidates ({n_test} items); BLM-It's have 8, so chance "
+            "and the macro-F1 label set differ from 001 Table 2") in stdout
+
+
+def test_blm_it_shot_set_for_verb_tasks_is_one_verbs_instances():
+    from blm_eval.shot_sets import answer_set_note, fixed_shot_set
+
+    train = list(datasets.load_dataset("blm", "od_it_typeIII", size=300)["train"])
+    chosen, rule = fixed_shot_set(train, "od_it_typeIII", seed=0)
+    verbs = {r["lemma"] for r in chosen}
+    assert len(verbs) == 1 and 0 < len(chosen) <= 80
+    verb = verbs.pop()
+    assert len(chosen) == min(80, sum(r["lemma"] == verb for r in train)) and repr(verb) in rule
+    assert [r["id"] for r in fixed_shot_set(train, "od_it_typeIII", seed=0)[0]] == [r["id"] for r in chosen]
+    assert answer_set_note("od_it_typeIII", {8: 5}) is None
+
+
+def test_imported_calamita_task_files_without_annotations_are_scored(tiny_lm, tmp_path, capsys):
+    release = Path(__file__).parent / "fixtures" / "release" / "calamita_harness"
+    assert main(["import", str(release), "--out", str(tmp_path / "imported")]) == 0
+    out = tmp_path / "r.json"
+    assert main(["llm-eval", "cos_it_typeII", "--dataset", str(tmp_path / "imported"), "--model", str(tiny_lm),
+                 "--samples", "3", "--runs", "1", "--scoring", "loglik", "--out", str(out), "--quiet"]) == 0
+    result = json.loads(out.read_text())["results"][0]
+    predictions = result["runs"][0]["predictions"]
+    assert [p["gold"] for p in predictions] == ["F", "H", "G"]   # Correct_option of the fixture's test items
+    assert 0.0 <= result["macro_f1"]["mean"] <= 1.0
+    assert {p["error_class"] for p in predictions} <= {"CORRECT", "UNKNOWN"}
+    assert result["answer_sets"]["differs_from_blm_it"] is False
+
+
+def test_device_map_auto_places_the_tiny_model_on_cpu_and_scores_as_a_plain_load(tiny_lm, scorer, splits):
+    model, tokenizer = llm_eval.load_causal_lm(str(tiny_lm), device_map="auto")
+    if torch.cuda.is_available():
+        pytest.skip("this check is for a machine without a GPU")
+    assert model.device.type == "cpu" and all(p.device.type == "cpu" for p in model.parameters())
+    mapped = llm_eval.LetterScorer(model, tokenizer, batch_size=3)
+    rows = list(splits["test"].select(range(3)))
+    prompts, options = [render_prompt(r, "en") for r in rows], [["A", "B", "C", "D", "E", "F"]] * 3
+    assert np.allclose(mapped.letter_logprobs(prompts, options), scorer.letter_logprobs(prompts, options), atol=1e-5)
+
+
+def test_device_map_and_quantisation_flags_reach_from_pretrained(tiny_lm, tmp_path, capsys, monkeypatch):
+    from transformers import AutoModelForCausalLM
+
+    seen = []
+    original = AutoModelForCausalLM.from_pretrained
+
+    def spy(source, **kwargs):
+        seen.append(kwargs)
+        return original(source, **{k: v for k, v in kwargs.items() if k != "quantization_config"})
+
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", spy)
+    base = ["llm-eval", CONFIG, "--size", str(SIZE), "--model", str(tiny_lm), "--samples", "2", "--runs", "1",
+            "--quiet", "--device", "auto"]
+    out = tmp_path / "mapped.json"
+    assert main(base + ["--device-map", "auto", "--out", str(out)]) == 0
+    assert seen[-1]["device_map"] == "auto" and "quantization_config" not in seen[-1]
+    report = json.loads(out.read_text())
+    assert report["quantization"] is None and report["device_map"] == "auto" and report["device"] == "cpu"
+    monkeypatch.setattr(llm_eval, "bitsandbytes_available", lambda: True)
+    for flag, attribute in (("--load-in-4bit", "load_in_4bit"), ("--load-in-8bit", "load_in_8bit")):
+        assert main(base + [flag, "--out", str(tmp_path / f"{attribute}.json")]) == 0
+        config = seen[-1]["quantization_config"]
+        assert getattr(config, attribute) is True and seen[-1]["device_map"] == "auto"
+        written = json.loads((tmp_path / f"{attribute}.json").read_text())
+        assert (written["quantization"], written["device_map"]) == (flag[10:], "auto")
+    assert seen[-2]["quantization_config"].bnb_4bit_compute_dtype == seen[-2]["dtype"]
+    capsys.readouterr()
+
+
+def test_quantised_loading_without_bitsandbytes_is_one_clear_line(tiny_lm, capsys, monkeypatch):
+    monkeypatch.setattr(llm_eval, "bitsandbytes_available", lambda: False)
+    args = ["llm-eval", CONFIG, "--size", str(SIZE), "--model", str(tiny_lm), "--samples", "2", "--runs", "1"]
+    assert main(args + ["--load-in-4bit"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "--load-in-4bit needs bitsandbytes, which is not installed: pip install bitsandbytes" in err
+    assert main(args + ["--device", "cpu", "--device-map", "auto"]) == 2
+    assert "--device cpu and --device-map auto: give one" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:   # argparse: not allowed together
+        main(args + ["--load-in-4bit", "--load-in-8bit"])
+    assert exited.value.code == 2 and "--load-in-8bit: not allowed with argument --load-in-4bit" in \
+        capsys.readouterr().err

@@ -20,6 +20,7 @@ from blm_datasets.importer.defects import Finding, Item
 from blm_datasets.importer.discover import discover
 from blm_datasets.importer.infer import FileMeta, infer, row_template
 from blm_datasets.importer.rows import Problem, ReleasedRow, ReleaseError, SourceFile
+from builders.record import GOLD_LABEL, UNKNOWN
 
 SPLIT_ORDER = ("train", "validation", "test")
 
@@ -158,12 +159,16 @@ def _items(source: SourceFile, meta: FileMeta, opts: ImportOptions, overrides: d
             unusable.append(problem)
             continue
         template = row_template(meta, row.context_patterns, opts.template, source.path, row.answers[gold])
-        try:
-            mapped, classes = label_table.map_labels(row.labels, gold, meta.phenomenon, template, overrides,
-                                                     row.where, source.label_columns, source.format)
-        except ReleaseError as err:
-            unknown.append(str(err))
-            continue
+        if not row.labels_known:  # the release names no distractor's error: UNKNOWN, read from content below (agr)
+            mapped = [GOLD_LABEL if i == gold else UNKNOWN for i in range(len(row.answers))]
+            classes = ["CORRECT" if i == gold else UNKNOWN for i in range(len(row.answers))]
+        else:
+            try:
+                mapped, classes = label_table.map_labels(row.labels, gold, meta.phenomenon, template, overrides,
+                                                         row.where, source.label_columns, source.format)
+            except ReleaseError as err:
+                unknown.append(str(err))
+                continue
         if meta.phenomenon == "agr":
             _label_by_content(row, gold, meta.iso, mapped, classes, checked)
         n = len(row.context)
@@ -224,6 +229,8 @@ def _label_by_content(row: ReleasedRow, gold: int, iso: str, labels: list[str], 
             continue
         if labels[i] == "AE" and label in agreement.AGREEMENT_ERRORS:   # BLM-AgrF's one AE, split by the verb
             check.refined[f"AE -> {label}"] += 1
+        elif labels[i] == UNKNOWN:   # an unannotated release: the content gives the label
+            check.refined[f"{UNKNOWN} -> {label}"] += 1
         else:
             changes.append(f"{row.labels[i]}: {labels[i]} -> {label} ({why})")
         labels[i], classes[i] = label, label_table.TABLE["agr"][label_table.canonical(label)].error_class

@@ -79,9 +79,9 @@ def phenomena_in_path(path: Path) -> list[str]:
         found.append("sprayload")
     if "cosplus" in compact or "cos+" in compact:
         found.append("cosplus")
-    elif tokens & {"cos", "causi", "caus", "encos", "itcos"} or "changeofstate" in compact:
+    elif tokens & {"cos", "causi", "causit", "caus", "encos", "itcos"} or "changeofstate" in compact:
         found.append("cos")
-    if tokens & {"od", "odi", "enod", "itod"} or "objectdrop" in compact:
+    if tokens & {"od", "odi", "odit", "enod", "itod"} or "objectdrop" in compact:
         found.append("od")
     if tokens & {"roll", "rolls"}:
         found.append("roll")

@@ -44,6 +44,7 @@ class ReleasedRow:
     split: str | None = None                    # the release's split for this row, when it says
     problem: Problem | None = None
     item: bool = False                          # ``line`` counts JSON items, not lines
+    labels_known: bool = True                   # False: the release names no distractor's label (CALAMITA task files)
 
     @property
     def where(self) -> str:
