@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,7 +25,7 @@ from blm_eval.prompts import PROMPT_LANGUAGES, gold_letter
 # each run drawing its own items.
 PROTOCOLS = {"blm-it": {"scoring": "free", "chat_template": "off", "fixed_items": True},
              "toolkit": {"scoring": "loglik", "chat_template": "auto", "fixed_items": False}}
-BLM_IT_CONFIGS = re.compile(r"(agr|cos|od)_it_type(II|III)$")  # 001's AgrI, CausI, OdI, types II and III
+BLM_IT_CONFIGS = shot_sets.BLM_IT_CONFIGS
 
 
 def resolve_protocol(args: argparse.Namespace) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 from blm_eval import answer_extraction, prompts
 from blm_eval.llm_eval import build_prompts, macro_f1, sample_run
+from blm_eval.shot_sets import BLM_IT_CONFIGS, fixed_shot_set
 from builders.digest import code_digest
 
 MAX_NEW_TOKENS = 8  # free generation: tokens generated (`blm llm-eval --max-new-tokens`, its default)
@@ -42,7 +43,8 @@ class Variant:
         """The `blm llm-eval` command that scores the same items the same way (its run 0)."""
         source = f" --dataset {dataset}" if dataset else ""
         tokens = f" --max-new-tokens {MAX_NEW_TOKENS}" if self.scoring == "free" else ""
-        return (f"blm llm-eval {config}{source} --model MODEL --prompt-lang {self.prompt_lang} --shots {self.shots} "
+        return (f"blm llm-eval {config}{source} --model MODEL --protocol {protocol_of(config)} "
+                f"--prompt-lang {self.prompt_lang} --shots {self.shots} "
                 f"--scoring {self.scoring}{tokens} --chat-template off --samples {samples} --item-seed {item_seed} "
                 f"--seed {item_seed} --runs 1")
 
@@ -53,17 +55,29 @@ def variants(language: str) -> list[Variant]:
     return [Variant(lang, shots, scoring) for lang in langs for shots in (0, 1) for scoring in ("loglik", "free")]
 
 
-def fixed_items(test, train, variant: Variant, *, samples: int, item_seed: int) -> tuple[list[int], list[str]]:
-    """(test row indices, their prompts): exactly what run 0 of `blm llm-eval --item-seed item_seed` evaluates."""
+def protocol_of(config: str) -> str:
+    """The `blm llm-eval --protocol` a config's tasks follow: blm-it for BLM-It's configs (its fixed one-shot set),
+    toolkit for the others (one-shot examples drawn from the whole train split)."""
+    return "blm-it" if BLM_IT_CONFIGS.match(config) else "toolkit"
+
+
+def fixed_items(test, train, variant: Variant, *, samples: int, item_seed: int,
+                config: str = "") -> tuple[list[int], list[str]]:
+    """(test row indices, their prompts): exactly what run 0 of `blm llm-eval --protocol protocol_of(config)
+    --item-seed item_seed` evaluates (under blm-it the examples come from ``shot_sets.fixed_shot_set``)."""
     indices = sample_run(len(test), samples, item_seed)
+    shot_rows = None
+    if variant.shots:
+        shot_rows = fixed_shot_set(train, config, item_seed)[0] if protocol_of(config) == "blm-it" else train
     texts = build_prompts(test, indices, prompt_lang=variant.prompt_lang, shots=variant.shots,
-                          shot_rows=train if variant.shots else None, run_seed=item_seed)
+                          shot_rows=shot_rows, run_seed=item_seed)
     return indices, texts
 
 
 def protocol_version(samples: int, item_seed: int) -> str:
     """Digest of the prompt wording, item drawing, answer reading and macro-F1 code and the item-set parameters."""
-    code = code_digest(prompts, answer_extraction, sample_run, build_prompts, macro_f1, Variant, variants, fixed_items)
+    code = code_digest(prompts, answer_extraction, sample_run, build_prompts, macro_f1, Variant, variants, fixed_items,
+                       protocol_of, fixed_shot_set)
     return hashlib.sha256(f"{code} samples={samples} item_seed={item_seed}".encode()).hexdigest()[:8]
 
 

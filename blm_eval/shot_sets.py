@@ -14,12 +14,14 @@ with other sizes has another chance level and another macro-F1 label set than Ta
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
 AGR_SHOTS = 10          # 001 §3.3: "we randomly sample 10 instances for few-shot learning"
 VERB_SHOTS = 80         # 001 §3.3: "we select the 80 instances for one verb for few-shot training"
 BLM_IT_ANSWER_SET = 8   # 001 Fig. 10, CALAMITA's doc_to_choice A-H
+BLM_IT_CONFIGS = re.compile(r"(agr|cos|od)_it_type(II|III)$")  # 001's AgrI, CausI, OdI, types II and III
 
 
 def _phenomenon(config: str) -> str:

@@ -19,6 +19,7 @@ from blm_eval.lm_eval_tasks import TASK_DIR, include_path
 from blm_eval.lm_eval_tasks import utils as task_utils
 from blm_eval.lm_eval_tasks.generate import write_tasks
 from blm_eval.llm_eval import build_prompts, sample_run
+from blm_eval.shot_sets import fixed_shot_set
 from test_llm_eval import build_tiny_causal_lm, single_torch_thread  # noqa: F401 (fixture)
 
 CONFIG, SIZE, SAMPLES = "agr_it_typeII", 60, 8  # 11 test rows
@@ -172,8 +173,10 @@ def test_items_and_prompts_are_those_blm_llm_eval_draws(export_dir):
                                blm_path=str(export_dir))["test"]
     indices = sample_run(len(splits["test"]), SAMPLES, 3)
     assert docs["id"] == [splits["test"][i]["id"] for i in indices]
-    assert docs["prompt"] == build_prompts(splits["test"], indices, prompt_lang="it", shots=1,
-                                           shot_rows=splits["train"], run_seed=3)
+    fixed = fixed_shot_set(splits["train"], CONFIG, 3)[0]   # a BLM-It config: 001's fixed one-shot set
+    assert docs["prompt"] == build_prompts(splits["test"], indices, prompt_lang="it", shots=1, shot_rows=fixed,
+                                           run_seed=3)
+    assert protocols.protocol_of(CONFIG) == "blm-it" and len(fixed) == 10 < len(splits["train"])
     assert docs["prompt"][0].count("# ESEMPIO 1") == 1 and task_utils.doc_to_prefix(docs[0]).endswith(
         "**La tua scelta**\n")
 

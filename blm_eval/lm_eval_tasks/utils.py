@@ -51,7 +51,7 @@ def load_blm(blm_config: str, prompt_lang: str = "en", shots: int = 0, samples: 
         raise TaskDataError(f"{where}: {shots}-shot prompts need a train split to draw examples from")
     variant = protocols.Variant(prompt_lang, shots)
     indices, texts = protocols.fixed_items(splits["test"], splits.get("train"), variant, samples=samples,
-                                           item_seed=item_seed)
+                                           item_seed=item_seed, config=blm_config)
     return datasets.DatasetDict({"test": splits["test"].select(indices).add_column("prompt", texts)})
 
 
