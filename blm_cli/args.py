@@ -9,6 +9,7 @@ from pathlib import Path
 
 from blm_datasets.export_folder import ExportFolderError
 from builders import registry
+from builders.errors import InputError
 
 
 def int_at_least(minimum: int, why: str = ""):
@@ -84,11 +85,11 @@ def select_names(args: argparse.Namespace) -> list[str]:
     """Config names from NAME… or --all/--phenomenon (not both); unknown names fail with close matches."""
     whole = args.all or args.phenomenon
     if args.names and whole:
-        raise ValueError("give config names, or --all / --phenomenon, not both")
+        raise InputError("give config names, or --all / --phenomenon, not both")
     if whole:
         return configs_of(args.phenomenon)
     if not args.names:
-        raise ValueError("name at least one config, or pass --all or --phenomenon (see `blm list`)")
+        raise InputError("name at least one config, or pass --all or --phenomenon (see `blm list`)")
     for name in args.names:
         registry.get_spec(name)
     return list(dict.fromkeys(args.names))
@@ -101,19 +102,19 @@ def check_source_files(paths: list[str] | None) -> tuple[str, ...] | None:
     for text in paths:
         path = Path(text).expanduser()
         if not path.exists():
-            raise ValueError(f"--sources {text}: no such file; give the CoNLL-U files to read")
+            raise InputError(f"--sources {text}: no such file; give the CoNLL-U files to read")
         if path.is_dir():
-            raise ValueError(f"--sources {text} is a folder; give the CoNLL-U files in it (e.g. {text}/*.conllu)")
+            raise InputError(f"--sources {text} is a folder; give the CoNLL-U files in it (e.g. {text}/*.conllu)")
         blank = True
         with open(path, "rb") as handle:
             for number, line in enumerate(handle, 1):
                 try:
                     blank &= not line.decode("utf-8").strip()
                 except UnicodeDecodeError as err:
-                    raise ValueError(f"--sources {text}:{number}: not UTF-8 text ({err.reason} at column "
+                    raise InputError(f"--sources {text}:{number}: not UTF-8 text ({err.reason} at column "
                                      f"{err.start + 1}); convert the file to UTF-8") from None
         if blank:
-            raise ValueError(f"--sources {text} is empty; give the CoNLL-U files with the sentences to read")
+            raise InputError(f"--sources {text} is empty; give the CoNLL-U files with the sentences to read")
     return tuple(paths)
 
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from blm_cli.args import int_at_least
+from builders.errors import InputError
 
 
 def cmd_augment(args: argparse.Namespace) -> int:
@@ -28,7 +29,7 @@ def cmd_augment(args: argparse.Namespace) -> int:
                                  Path(args.candidates) if args.candidates else None, args.phenomenon,
                                  args.zipf_margin, args.contexts, args.rounds, args.top_k, args.seed, args.force))
     except AugmentError as err:  # re-raised here so the CLI prints it as one line (blm_cli.errors)
-        raise ValueError(str(err)) from None
+        raise InputError(str(err)) from None
     counts = report["counts"]
     filtered = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("proposed", "passed", "in_patch"))
     print(f"{args.out}: {counts['proposed']} proposed, filtered: {filtered}; {counts['passed']} passed, "

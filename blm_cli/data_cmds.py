@@ -23,6 +23,7 @@ from blm_cli.args import (
 from blm_datasets import review
 from blm_datasets.export_folder import check_out_file, ensure_out_folder, replace_folder, staging_folder
 from builders.atomic import atomic_write_text
+from builders.errors import InputError
 from builders.locks import locked
 from blm_datasets.features import FEATURES
 from blm_datasets.sources import imported_checks, load_source, require_split, source_configs
@@ -67,7 +68,7 @@ def _each(names: list[str], args: argparse.Namespace, work) -> None:
             skipped.append(str(err))
             print(f"{name}: skipped: {err}")
     if names and len(skipped) == len(names):
-        raise ValueError(f"every config was skipped ({len(names)}): input files unavailable; pass --sources")
+        raise InputError(f"every config was skipped ({len(names)}): input files unavailable; pass --sources")
 
 
 # ------------------------------------------------------------------------------------------- commands
@@ -85,7 +86,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         out = ensure_out_folder(args.out)
         busy = [n for n in names if (out / n).exists() and any((out / n).iterdir())]
         if busy and not args.overwrite:
-            raise ValueError(f"--out {out} already holds {', '.join(busy)}; pass --overwrite to replace "
+            raise InputError(f"--out {out} already holds {', '.join(busy)}; pass --overwrite to replace "
                              f"{'them' if len(busy) > 1 else 'it'}, or choose another --out")
     total_start = time.perf_counter()
 
@@ -185,7 +186,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         registry.get_spec(args.name)
     rows = require_split(_load(args.name, args), args.split_name, args.name)
     if not 0 <= args.index < len(rows):
-        raise ValueError(f"--index {args.index} is out of range: the {args.split_name} split of {args.name} has "
+        raise InputError(f"--index {args.index} is out of range: the {args.split_name} split of {args.name} has "
                          f"{len(rows)} instances (0 to {len(rows) - 1})")
     row = rows[args.index]
     meta = {k: row.get(k, "?") for k in ("id", "phenomenon", "language", "lexical_type", "template", "lemma")}
@@ -207,7 +208,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     out = check_out_file(args.out, overwrite=args.overwrite)
     fmt = out.suffix.lstrip(".").lower()
     if fmt not in ("md", "html"):
-        raise ValueError(f"--out {args.out}: a review sheet is a .md or .html file")
+        raise InputError(f"--out {args.out}: a review sheet is a .md or .html file")
     sheets = []
 
     def one(name: str) -> None:

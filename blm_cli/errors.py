@@ -1,38 +1,19 @@
 """Which errors are the user's (one line, exit 2) and which are bugs (a traceback).
 
-Expected: the toolkit's own ValueErrors (a bad name, size, lexicon, source, folder …: raised in the
-toolkit's code, whose message says what, where and what to do), OS errors on paths the user gave,
-undecodable input files and dead worker processes. A ValueError raised inside a third-party library
-that no toolkit code turned into a message is treated as a bug and shown with its traceback.
+Expected: a ``builders.errors.UserError`` (a bad name, size, lexicon, source, folder, a lock held, a dead worker
+…: its message says what, where and what to do), OS errors on paths the user gave and undecodable input files.
+Anything else, a plain ValueError included, is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
 
 from builders.base import ImpossibleSize
 from builders.errors import UserError
 
-_ROOT = Path(__file__).resolve().parent.parent
-_TOOLKIT = tuple(str(_ROOT / p) + os.sep for p in ("blm_cli", "blm_datasets", "blm_models", "blm_eval",
-                                                     "builders", "hub_cards"))
-_TOOLKIT_FILES = (str(_ROOT / "train.py"),)
 _FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
-
-
-def raised_by_toolkit(err: BaseException) -> bool:
-    """True when the innermost frame that raised ``err`` is the toolkit's own code."""
-    tb = err.__traceback__
-    last = None
-    while tb is not None:
-        last = tb
-        tb = tb.tb_next
-    if last is None:
-        return True
-    filename = os.path.abspath(last.tb_frame.f_code.co_filename)
-    return filename.startswith(_TOOLKIT) or filename in _TOOLKIT_FILES
 
 
 def _path_message(err: OSError, target: str | None = None) -> str:
@@ -63,7 +44,7 @@ def expected_message(err: BaseException, target: str | None = None) -> str | Non
                 "convert it to UTF-8 or check that the right file was given")
     if isinstance(err, ImpossibleSize) and "--size" not in str(err):
         return f"{err}; pass a smaller --size"
-    if isinstance(err, UserError) or (isinstance(err, ValueError) and raised_by_toolkit(err)):
+    if isinstance(err, UserError):
         return str(err)
     return None
 

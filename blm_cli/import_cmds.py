@@ -7,6 +7,7 @@ import shlex
 
 from blm_cli.args import check_out_folder, fraction
 from blm_datasets.importer import DEFAULT_LICENSE, ImportOptions, import_release
+from builders.errors import InputError
 
 DESCRIPTION = """\
 Read the BLM files the authors released (tab-separated "4dev" files, early BLM-AgrF CSVs, CALAMITA
@@ -30,7 +31,7 @@ written, and the report lists each one with the reason); 2 nothing imported or a
 def cmd_import(args: argparse.Namespace) -> int:
     """Import release files into --out (or only report them with --dry-run)."""
     if not args.out and not args.dry_run:
-        raise ValueError("give --out DIR (the folder to write), or --dry-run to report the files without writing")
+        raise InputError("give --out DIR (the folder to write), or --dry-run to report the files without writing")
     if args.out and not args.dry_run:
         check_out_folder(args.out)  # a file in the way fails before the files are read
     opts = ImportOptions(phenomenon=args.phenomenon, language=args.language, variant=args.variant,

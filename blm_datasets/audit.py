@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from blm_datasets.validate import pairwise_jaccard
+from builders.errors import InputError
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TRAIN_INSTANCES = 4000
@@ -88,7 +89,7 @@ def audit_rows(train: Sequence[dict], test: Sequence[dict], language: str) -> di
     test = list(test)
     n = len(test)
     if n == 0:
-        raise ValueError("the test split is empty: nothing to audit")
+        raise InputError("the test split is empty: nothing to audit")
     chance = float(np.mean([1 / len(r["answers"]) for r in test]))
     chance_wf = float(np.mean([1 / max(1, sum(c != "GRAMMAR" for c in r["answer_error_classes"])) for r in test]))
     picks = {

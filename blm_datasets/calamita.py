@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.atomic import atomic_write_text
+from builders.errors import InputError
 
 LETTERS = string.ascii_uppercase
 # CALAMITA's harness task for BLM-It scores a fixed choice set A-H on every item.
@@ -37,7 +38,7 @@ HARNESS_CHOICES = 8
 def option_letter(position: int) -> str:
     """A, B, … Z for answer positions 0 … 25 (answer sets have at most 10 candidates)."""
     if not 0 <= position < len(LETTERS):
-        raise ValueError(f"answer position {position} has no option letter (at most {len(LETTERS)} candidates)")
+        raise InputError(f"answer position {position} has no option letter (at most {len(LETTERS)} candidates)")
     return LETTERS[position]
 
 
@@ -71,7 +72,7 @@ def check_harness_choices(rows: Iterable[Mapping[str, Any]], name: str) -> None:
     other = {k: v for k, v in sizes.items() if k != HARNESS_CHOICES}
     if other:
         found = ", ".join(f"{v} with {k} (A-{LETTERS[k - 1]})" for k, v in sorted(other.items()))
-        raise ValueError(f"{name} cannot be exported for CALAMITA: of {sum(sizes.values())} items, {found} candidates, "
+        raise InputError(f"{name} cannot be exported for CALAMITA: of {sum(sizes.values())} items, {found} candidates, "
                          f"but CALAMITA's harness scores the fixed choices A-H on every item (fewer candidates "
                          f"leave phantom options a model can pick, a gold beyond H cannot be scored); export a "
                          f"config whose items all have {HARNESS_CHOICES} candidates, or use --format hub or genbench")

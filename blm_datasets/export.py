@@ -38,6 +38,7 @@ from blm_datasets.builder import BlmBuilder
 from blm_datasets.features import FEATURES
 from builders import registry
 from builders.base import ConfigSpec, ImpossibleSize, SourceUnavailable
+from builders.errors import InputError
 from builders.generate import Options, generate, generate_with_twin
 from builders.lexicon import LexiconError
 from builders.licences import ConfigLicence, config_licence
@@ -204,7 +205,7 @@ def export_group(names: Sequence[str], folders: Mapping[str, Path], opts: Option
         else:
             outputs = {names[0]: generate(specs[0], opts, num_proc=num_proc, progress=progress)}
     except ImpossibleSize as err:
-        raise ValueError(f"{names[0]}: {err}; pass a smaller --size") from err
+        raise InputError(f"{names[0]}: {err}; pass a smaller --size") from err
     seconds = (time.perf_counter() - start) / len(names)
     summaries = []
     for name, spec in zip(names, specs):
@@ -266,10 +267,10 @@ def _run_one(job: _Job) -> list[tuple[ConfigSummary | Skipped, Path | None]]:
         _discard(*staged.values())
         if skip_unavailable:
             return [(Skipped(n, str(err)), None) for n in names]
-        raise ValueError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
+        raise InputError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
     except (ValueError, LexiconError) as err:  # a user-facing problem: the message says what to do
         _discard(*staged.values())
-        raise ValueError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
+        raise InputError(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
     except Exception:
         _discard(*staged.values())
         if not in_worker:
@@ -356,12 +357,12 @@ def export(names: list[str], out: str | Path, opts: Options = Options(), num_pro
     """
     start = time.perf_counter()
     if not names:
-        raise ValueError("no configs to export: name some (see `blm list`) or pass --all")
+        raise InputError("no configs to export: name some (see `blm list`) or pass --all")
     names = list(dict.fromkeys(names))
     licences = {name: config_licence(registry.get_spec(name), opts.sources, GENERATED_LICENSE, license_id)
                 for name in names}
     if default is not None and default not in names:
-        raise ValueError(f"--default {default!r} is not among the exported configs")
+        raise InputError(f"--default {default!r} is not among the exported configs")
     with locked(out, "--out"):
         return _export_locked(names, out, opts, num_proc, audit, default, licences, skip_unavailable, report,
                               progress, overwrite, start)
@@ -419,9 +420,9 @@ def _export_locked(names: list[str], out: str | Path, opts: Options, num_proc: i
     summaries = [done[n] for n in names if isinstance(done[n], ConfigSummary)]
     skipped = [done[n] for n in names if isinstance(done[n], Skipped)]
     if not summaries:
-        raise ValueError("nothing was exported: " + "; ".join(s.reason for s in skipped))
+        raise InputError("nothing was exported: " + "; ".join(s.reason for s in skipped))
     if default is not None and default not in {s.name for s in summaries}:
-        raise ValueError(f"--default {default!r} was skipped: {done[default].reason}")
+        raise InputError(f"--default {default!r} was skipped: {done[default].reason}")
     files = folder.finish()
     result = ExportResult(out, summaries, info, out / "README.md", round(time.perf_counter() - start, 2), files,
                           skipped)
@@ -448,10 +449,10 @@ def write_configs(out: str | Path, configs: Mapping[str, Mapping[str, Sequence[d
     """
     start = time.perf_counter()
     if not configs:
-        raise ValueError("no configs to write")
+        raise InputError("no configs to write")
     names = list(configs)
     if default is not None and default not in names:
-        raise ValueError(f"default config {default!r} is not among {', '.join(names)}")
+        raise InputError(f"default config {default!r} is not among {', '.join(names)}")
     info = dict(generation or generation_info(Options()))
     folder = ExportFolder(out, info, names, overwrite=overwrite)
     folder.write_card = _card_writer(info, default, license_id, lambda: [], card_extras, card_notes)

@@ -155,7 +155,7 @@ class ExportFolder:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("format") != FORMAT or not isinstance(data.get("configs"), dict):
-                raise ValueError(f"format {data.get('format')!r}")
+                raise InputError(f"format {data.get('format')!r}")
         except (ValueError, OSError) as err:
             if not self.overwrite:
                 raise ExportFolderError(f"{path} is damaged ({err}); pass --overwrite to replace the export "

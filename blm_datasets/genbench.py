@@ -23,6 +23,7 @@ from typing import Any
 
 from blm_datasets.export_folder import staging_folder
 from builders.atomic import atomic_write_text
+from builders.errors import InputError
 
 SEPARATOR = " </s> "   # GenBench's BLM tasks: "separated by the end of sentence marker (</s>)"
 # the HF metric revisions GenBench's BLM tasks pin
@@ -67,7 +68,7 @@ def write_task(name: str, splits: Mapping[str, Iterable[Mapping[str, Any]]], out
     out = Path(out)
     target = out / name
     if target.exists() and not overwrite:
-        raise ValueError(f"--out {out}: {target} exists; pass --overwrite to replace it, or choose another --out")
+        raise InputError(f"--out {out}: {target} exists; pass --overwrite to replace it, or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     staging = staging_folder(out, name)
     try:
@@ -78,7 +79,7 @@ def write_task(name: str, splits: Mapping[str, Iterable[Mapping[str, Any]]], out
                 atomic_write_text(staging / f"{split}.jsonl", "\n".join(lines) + "\n", fsync=False)
                 written.append(split)
         if "test" not in written:
-            raise ValueError(f"{name} has no test split to export as a GenBench task; it has: {', '.join(written)}")
+            raise InputError(f"{name} has no test split to export as a GenBench task; it has: {', '.join(written)}")
         config = task_config(name, written, description)
         atomic_write_text(staging / "config.jsonnet", "// GenBench task config written by `blm export --format "
                           "genbench`; point data_source at the URLs where the .jsonl files are hosted\n"

@@ -27,6 +27,7 @@ from huggingface_hub.errors import (
 
 from blm_datasets.export_folder import OLD_PREFIX, TMP_PREFIX, is_shard_folder
 from blm_datasets.sources import hub_offline
+from builders.errors import InputError
 from hub_cards.sections import fill_repo_id, merge_card, split_card
 
 CARD = "README.md"
@@ -43,9 +44,9 @@ def _network_errors() -> tuple[type[BaseException], ...]:
     return tuple(found)
 
 
-def unreachable(folder: Path, why: str) -> ValueError:
+def unreachable(folder: Path, why: str) -> InputError:
     """The error publishing raises when the Hub cannot be reached."""
-    return ValueError(f"cannot reach the Hugging Face Hub ({why}); the folder {folder} is ready, "
+    return InputError(f"cannot reach the Hugging Face Hub ({why}); the folder {folder} is ready, "
                       "run again with network")
 
 
@@ -59,16 +60,16 @@ def hub_errors(folder: Path) -> Iterator[None]:
     except _network_errors() as err:
         raise unreachable(folder, f"no network: {err}") from err
     except LocalTokenNotFoundError as err:
-        raise ValueError("not logged in to the Hugging Face Hub: run `hf auth login` or set HF_TOKEN, "
+        raise InputError("not logged in to the Hugging Face Hub: run `hf auth login` or set HF_TOKEN, "
                          f"then publish {folder} again") from err
     except RepositoryNotFoundError as err:
-        raise ValueError(f"the Hub repo was not found or is not yours: {err}") from err
+        raise InputError(f"the Hub repo was not found or is not yours: {err}") from err
     except HfHubHTTPError as err:
         status = getattr(getattr(err, "response", None), "status_code", None)
         if status in (401, 403):
-            raise ValueError(f"the Hub refused the upload (HTTP {status}): log in with a token that can write "
+            raise InputError(f"the Hub refused the upload (HTTP {status}): log in with a token that can write "
                              f"to this repo (`hf auth login` or HF_TOKEN); {folder} is ready") from err
-        raise ValueError(f"the Hub answered with an error: {err}") from err
+        raise InputError(f"the Hub answered with an error: {err}") from err
 
 
 def remote_card(api: HfApi, repo_id: str, repo_type: str, files: list[str]) -> str | None:
@@ -138,19 +139,19 @@ def read_export(folder: str | Path) -> tuple[Path, str, list[str]]:
     folder = Path(folder)
     card_path = folder / CARD
     if not folder.is_dir() or not card_path.is_file():
-        raise ValueError(f"{folder} is not a `blm export` folder (no {CARD}); run `blm export ... --out {folder}`")
+        raise InputError(f"{folder} is not a `blm export` folder (no {CARD}); run `blm export ... --out {folder}`")
     card = card_path.read_text(encoding="utf-8")
     data, _ = split_card(card)
     require_valid(check_dataset_card_data(data, strict=False), str(card_path))
     names = [c["config_name"] for c in data["configs"]]
     missing = [n for n in names if not any((folder / n).glob("*.parquet"))]
     if missing:
-        raise ValueError(f"{folder}: the card lists configs with no parquet files: {', '.join(missing)}")
+        raise InputError(f"{folder}: the card lists configs with no parquet files: {', '.join(missing)}")
     unfinished = sorted(p.name for p in folder.iterdir() if p.name.startswith((TMP_PREFIX, OLD_PREFIX)))
     unlisted = sorted(p.name for p in folder.iterdir()
                       if p.is_dir() and not p.name.startswith(".") and p.name not in names and is_shard_folder(p))
     if unfinished or unlisted:
-        raise ValueError(f"the export in {folder} did not finish ({', '.join(unfinished + unlisted)} left over); "
+        raise InputError(f"the export in {folder} did not finish ({', '.join(unfinished + unlisted)} left over); "
                          "run the same `blm export … --out` again, then publish")
     return folder, card, names
 
@@ -159,7 +160,7 @@ def publish(folder: str | Path, repo_id: str, private: bool = False, api: HfApi 
             commit_message: str | None = None, token: str | None = None) -> Any:
     """Upload an export folder to the dataset repo ``repo_id`` in one commit; returns the CommitInfo."""
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
-        raise ValueError(f"--repo must be ORG/NAME, got {repo_id!r}")
+        raise InputError(f"--repo must be ORG/NAME, got {repo_id!r}")
     folder, card, names = read_export(folder)
     if api is None:
         if hub_offline():

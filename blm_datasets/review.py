@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from builders.errors import InputError
+
 CLAIMS = {
     "CORRECT": "grammatical, natural, and the only valid continuation of the context",
     "SEQUENCE": "grammatical and natural, but NOT a valid continuation",
@@ -91,5 +93,5 @@ def to_html(sheets: Iterable[tuple[str, dict[tuple[str, str], list[Item]]]]) -> 
 
 def render(sheets: list[tuple[str, dict[tuple[str, str], list[Item]]]], fmt: str) -> str:
     if fmt not in ("md", "html"):
-        raise ValueError(f"review sheets are .md or .html, not .{fmt}")
+        raise InputError(f"review sheets are .md or .html, not .{fmt}")
     return markdown(sheets) if fmt == "md" else to_html(sheets)

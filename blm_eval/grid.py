@@ -21,6 +21,7 @@ import numpy as np
 from blm_eval.out_folder import check_out, mark_out
 from builders import registry
 from builders.base import ConfigSpec
+from builders.errors import InputError
 from builders.locks import locked
 
 logger = logging.getLogger(__name__)
@@ -59,11 +60,11 @@ def expand_configs(tokens: list[str], balanced: bool = False, known: list[str] |
         else:
             close = difflib.get_close_matches(token, [*families, *known], n=5, cutoff=0.5)
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
-            raise ValueError(f"unknown BLM config or prefix {token!r}.{hint} Valid prefixes: {', '.join(families)}. "
+            raise InputError(f"unknown BLM config or prefix {token!r}.{hint} Valid prefixes: {', '.join(families)}. "
                              f"Valid configs: {', '.join(known)}")
         chosen += [name for name in found if name not in chosen]
     if not chosen:
-        raise ValueError("name at least one config or prefix, e.g. `blm grid agr_en --out reports/grid_agr_en`")
+        raise InputError("name at least one config or prefix, e.g. `blm grid agr_en --out reports/grid_agr_en`")
     return chosen
 
 
@@ -100,7 +101,7 @@ class GridSettings:
         """train.py flags of one run: the grid's defaults, then the user's, then the per-run ones."""
         for flag in self.train_args:
             if "--" + flag.split("=")[0].lstrip("-").replace("-", "_") in CONTROLLED_FLAGS:
-                raise ValueError(f"{flag} is set by `blm grid` itself; leave it out of --train-args")
+                raise InputError(f"{flag} is set by `blm grid` itself; leave it out of --train-args")
         argv = ["--head", self.head, "--num_train_epochs", str(self.epochs),
                 "--max_train_instances", str(self.max_train_instances),
                 "--embedding_batch_size", "256", "--disable_tqdm", "true", "--logging_strategy", "no",
@@ -299,7 +300,7 @@ def cmd_grid(args: argparse.Namespace) -> int:
         data_seed=args.data_seed, dataset=args.dataset, embedding_cache_dir=args.embedding_cache_dir,
         train_args=shlex.split(args.train_args or ""), progress=not args.quiet)
     if settings.seeds < 1 or settings.epochs <= 0:
-        raise ValueError("--seeds must be at least 1 and --epochs above 0")
+        raise InputError("--seeds must be at least 1 and --epochs above 0")
     configs = expand_configs(args.configs, balanced=args.balanced)
     check_train_flags(settings)
     print(f"grid over {', '.join(configs)}: {len(configs)} trainings × {settings.seeds} seeds, "
@@ -321,7 +322,7 @@ def check_train_flags(settings: GridSettings) -> None:
     try:
         parse_arguments(argv)
     except SystemExit:
-        raise ValueError(f"train.py refuses the flags {shlex.join(argv[:-4])} (see the message above and "
+        raise InputError(f"train.py refuses the flags {shlex.join(argv[:-4])} (see the message above and "
                          "`python train.py --help`)") from None
 
 

@@ -221,7 +221,7 @@ def with_unit(latents: torch.Tensor, unit: int, values: torch.Tensor | float) ->
 def traversal_values(train_latents: torch.Tensor, steps: int) -> np.ndarray:
     """[latent_size, steps] values evenly spanning each unit's min..max over the training latents."""
     if steps < 2:
-        raise ValueError(f"--steps must be at least 2 (min and max of each unit), got {steps}")
+        raise InputError(f"--steps must be at least 2 (min and max of each unit), got {steps}")
     low, high = train_latents.min(dim=0).values, train_latents.max(dim=0).values
     fractions = torch.linspace(0, 1, steps, dtype=torch.float64)
     values = low.double()[:, None] + (high - low).double()[:, None] * fractions[None, :]
@@ -242,7 +242,7 @@ def project_2d(latents: np.ndarray, method: str = "pca", seed: int = 0) -> np.nd
 
         perplexity = float(min(30, max(2, len(latents) - 1) / 3))
         return TSNE(n_components=2, init="pca", perplexity=perplexity, random_state=seed).fit_transform(latents)
-    raise ValueError(f"unknown projection {method!r}: use pca or tsne")
+    raise InputError(f"unknown projection {method!r}: use pca or tsne")
 
 
 def accuracy_of(confusion: np.ndarray) -> float:
@@ -320,7 +320,7 @@ def load_latent_model(checkpoint: str | Path, device: str | None = None):
     from blm_models import BlmConfig, BlmModel
 
     if not (Path(checkpoint) / "config.json").is_file():
-        raise ValueError(f"{checkpoint} has no config.json: give the --output_dir of a train.py run")
+        raise InputError(f"{checkpoint} has no config.json: give the --output_dir of a train.py run")
     require_latent_head(BlmConfig.from_pretrained(str(checkpoint)).head, checkpoint)
     model = BlmModel.from_pretrained(str(checkpoint), use_safetensors=True)
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -369,7 +369,7 @@ def analysis_splits(checkpoint: str | Path, dataset_config: str | None = None, d
     if dataset_config is None and dataset_path is None:
         dataset_config, dataset_path = data.get("dataset_config"), data.get("dataset_path")
         if dataset_config is None and dataset_path is None:
-            raise ValueError(f"{checkpoint} has no {METRICS_FILE} naming its data: pass --dataset-config NAME "
+            raise InputError(f"{checkpoint} has no {METRICS_FILE} naming its data: pass --dataset-config NAME "
                              "or --dataset-path DIR")
     if data and (dataset_config, dataset_path) == (data.get("dataset_config"), data.get("dataset_path")):
         fields = {k: v for k, v in data.items() if k in DataArguments.__dataclass_fields__}

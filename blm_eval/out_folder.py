@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from builders.atomic import atomic_write_text
+from builders.errors import InputError
 
 MARKER = ".blm-out.json"
 
@@ -34,16 +35,16 @@ def check_out(out: str | Path, command: str, identity: Mapping, overwrite: bool,
         marker = json.loads((out / MARKER).read_text(encoding="utf-8"))
     except FileNotFoundError:
         shown = ", ".join(sorted(path.name for path in out.iterdir())[:4])
-        raise ValueError(f"--out {out} already holds files not written by blm {command} ({shown}); {how}") from None
+        raise InputError(f"--out {out} already holds files not written by blm {command} ({shown}); {how}") from None
     except (OSError, ValueError) as error:
-        raise ValueError(f"--out {out}: {MARKER} is unreadable ({error}); {how}") from None
+        raise InputError(f"--out {out}: {MARKER} is unreadable ({error}); {how}") from None
     if marker.get("command") != command:
-        raise ValueError(f"--out {out} holds the results of blm {marker.get('command')}; {how}")
+        raise InputError(f"--out {out} holds the results of blm {marker.get('command')}; {how}")
     if not resumable:
-        raise ValueError(f"--out {out} holds the results of an earlier blm {command}; {how}")
+        raise InputError(f"--out {out} holds the results of an earlier blm {command}; {how}")
     found = _differences(marker.get("identity", {}), identity)
     if found:
-        raise ValueError(f"--out {out} holds a blm {command} run with other settings ({'; '.join(found)}): "
+        raise InputError(f"--out {out} holds a blm {command} run with other settings ({'; '.join(found)}): "
                          f"continuing it would mix two runs; {how}")
 
 

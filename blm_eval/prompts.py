@@ -16,6 +16,8 @@ import string
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from builders.errors import InputError
+
 LETTERS = string.ascii_uppercase
 
 
@@ -78,7 +80,7 @@ PROMPT_LANGUAGES = tuple(PROMPTS)
 def letters(k: int) -> list[str]:
     """The option letters of a k-candidate answer set: A, B, C, …"""
     if not 0 < k <= len(LETTERS):
-        raise ValueError(f"an answer set needs 1 to {len(LETTERS)} candidates, got {k}")
+        raise InputError(f"an answer set needs 1 to {len(LETTERS)} candidates, got {k}")
     return list(LETTERS[:k])
 
 
@@ -99,7 +101,7 @@ def gold_letter(row: Mapping[str, Any]) -> str:
 
 def _check_language(prompt_lang: str) -> PromptText:
     if prompt_lang not in PROMPTS:
-        raise ValueError(f"no prompt in language {prompt_lang!r}; available: {', '.join(PROMPT_LANGUAGES)}")
+        raise InputError(f"no prompt in language {prompt_lang!r}; available: {', '.join(PROMPT_LANGUAGES)}")
     return PROMPTS[prompt_lang]
 
 

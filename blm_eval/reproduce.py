@@ -24,6 +24,7 @@ import yaml
 
 from blm_eval.out_folder import check_out, mark_out
 from builders.atomic import atomic_write_text
+from builders.errors import InputError
 from builders.locks import locked
 
 PAPERS_FILE = Path(__file__).with_name("paper_results.yaml")
@@ -39,9 +40,9 @@ def load_papers(path: str | os.PathLike | None = None) -> dict:
     for paper, spec in data["papers"].items():
         for number in spec.get("numbers", []):
             if "value" not in number or not number.get("source"):
-                raise ValueError(f"{file}: a number of paper {paper} lacks its value or source: {number}")
+                raise InputError(f"{file}: a number of paper {paper} lacks its value or source: {number}")
             if not number.get("compare_with") and not (number.get("train") and number.get("test")):
-                raise ValueError(f"{file}: number {number['label']!r} of paper {paper} names no setting of ours")
+                raise InputError(f"{file}: number {number['label']!r} of paper {paper} names no setting of ours")
     return data
 
 
@@ -62,7 +63,7 @@ def plan(papers: dict, chosen: list[str] | None, heads: list[str], known: list[s
     specs = papers["papers"]
     unknown = [p for p in chosen or [] if p not in specs]
     if unknown:
-        raise ValueError(f"--paper {' '.join(unknown)}: unknown; the papers are {', '.join(specs)}")
+        raise InputError(f"--paper {' '.join(unknown)}: unknown; the papers are {', '.join(specs)}")
     runs = [run for paper in (chosen or list(specs)) for run in specs[paper].get("runs", [])]
     if not chosen:
         runs += papers.get("others", [])
@@ -218,7 +219,7 @@ def run_task(task: Task, settings: ReproduceSettings, out: Path, log=print, over
                 log(f"{task.head} {train_config}: reused from {saved}")
                 continue
             if same_run and not overwrite:
-                raise ValueError(f"--out {out}: the saved run {saved} was trained on other data or another encoder "
+                raise InputError(f"--out {out}: the saved run {saved} was trained on other data or another encoder "
                                  f"(the family's sentences, instances or encoder weights changed since); pass "
                                  "--overwrite to train it again, or choose a new --out")
         parts = indexed[train_config]
@@ -266,7 +267,7 @@ def reproduce(settings: ReproduceSettings, out: str | os.PathLike, log=print, ov
     if settings.families:
         tasks = [t for t in tasks if t.family in settings.families]
         if not tasks:
-            raise ValueError(f"--families {' '.join(settings.families)}: none of them is in the chosen papers' tables")
+            raise InputError(f"--families {' '.join(settings.families)}: none of them is in the chosen papers' tables")
     out = Path(out)
     start, load_start = time.perf_counter(), os.getloadavg()
     torch.set_flush_denormal(True)
@@ -328,7 +329,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     heads = args.heads or ["ffnn"]
     bad = [h for h in heads if h not in HEADS]
     if bad or args.seeds < 1 or args.max_train_instances < 2:
-        raise ValueError(f"--heads takes {' and '.join(HEADS)}; --seeds >= 1; --max-train-instances >= 2 "
+        raise InputError(f"--heads takes {' and '.join(HEADS)}; --seeds >= 1; --max-train-instances >= 2 "
                          f"(got {' '.join(heads)}, {args.seeds}, {args.max_train_instances})")
     settings = ReproduceSettings(
         papers=args.paper, heads=heads, seeds=args.seeds, first_seed=args.seed, encoder=args.encoder,

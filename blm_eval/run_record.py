@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from builders.digest import code_digest
+from builders.errors import InputError
 
 # Fields of a results file that must be equal for two runs to be comparable: what is measured and how.
 PROTOCOL_FIELDS = ("protocol", "prompt_hash", "extraction_hash", "scoring", "chat_template", "split",
@@ -68,11 +69,11 @@ def load_result(path: str) -> dict:
     try:
         report = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"--compare {path}: cannot read it ({exc.strerror}); pass a `blm llm-eval --out` file")
+        raise InputError(f"--compare {path}: cannot read it ({exc.strerror}); pass a `blm llm-eval --out` file")
     except json.JSONDecodeError as exc:
-        raise ValueError(f"--compare {path}:{exc.lineno}: not JSON ({exc.msg}); pass a `blm llm-eval --out` file")
+        raise InputError(f"--compare {path}:{exc.lineno}: not JSON ({exc.msg}); pass a `blm llm-eval --out` file")
     if not isinstance(report, dict) or "results" not in report or "data_digest" not in report:
-        raise ValueError(f"--compare {path}: not a self-describing `blm llm-eval --out` file (no results or "
+        raise InputError(f"--compare {path}: not a self-describing `blm llm-eval --out` file (no results or "
                          "data_digest); rerun it with this version")
     return report
 
@@ -82,7 +83,7 @@ def compare(a: dict, b: dict, names: tuple[str, str] = ("A", "B")) -> str:
     for field in ("data_digest",) + PROTOCOL_FIELDS:
         if a.get(field) != b.get(field):
             what = "data" if field == "data_digest" else "protocol"
-            raise ValueError(f"--compare: the runs differ in {what}: {field} is {a.get(field)!r} in {names[0]} "
+            raise InputError(f"--compare: the runs differ in {what}: {field} is {a.get(field)!r} in {names[0]} "
                              f"but {b.get(field)!r} in {names[1]}; only runs on the same data and protocol compare")
 
     def key(r: dict) -> tuple:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from builders.atomic import atomic_write_text
 
-from .errors import CheckpointError
+from .errors import CheckpointError, UsageError
 from .run_identity import model_fields
 
 logger = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ def read_checksums(folder: Path) -> dict[str, str] | None:
     for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
         match = re.fullmatch(r"([0-9a-f]{64}) [ *](.+)", line.strip())
         if not match:
-            raise ValueError(f"{CHECKSUM_FILE}:{number} is not '<sha256>  <file>'")
+            raise UsageError(f"{CHECKSUM_FILE}:{number} is not '<sha256>  <file>'")
         sums[match.group(2)] = match.group(1)
     return sums
 

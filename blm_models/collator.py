@@ -8,6 +8,8 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 from transformers import PreTrainedTokenizerBase
 
+from .errors import UsageError
+
 IGNORE_INDEX = -100  # label/class id of padded candidates and of labels outside the vocabulary
 
 
@@ -27,7 +29,7 @@ def _pad_answers(rows: Sequence[dict[str, torch.Tensor]]) -> dict[str, torch.Ten
     """Answer ids padded with -1, the mask, gold indices and per-candidate label/class ids padded with -100."""
     missing = [key for key in ROW_KEYS if key not in rows[0]]
     if missing:
-        raise ValueError(f"BLM rows reach the collator without {', '.join(missing)}: a Trainer removed them as "
+        raise UsageError(f"BLM rows reach the collator without {', '.join(missing)}: a Trainer removed them as "
                          "columns its model's forward does not name; pass TrainingArguments(remove_unused_columns="
                          "False)")
     answer_ids = _pad([row["answer_ids"] for row in rows], -1)

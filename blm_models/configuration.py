@@ -7,6 +7,8 @@ from typing import ClassVar
 from transformers import AutoConfig, PretrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
+from .errors import UsageError
+
 HEADS = ("ffnn", "cnn", "sentence_vae", "two_level_vae")
 POOLINGS = ("mean", "first")
 SCORES = ("dot", "cosine")
@@ -81,19 +83,19 @@ class BlmConfig(PretrainedConfig):
             ("score", self.score, SCORES),
         ):
             if value not in allowed:
-                raise ValueError(f"BlmConfig.{name}={value!r} is not one of {', '.join(allowed)}.")
+                raise UsageError(f"BlmConfig.{name}={value!r} is not one of {', '.join(allowed)}.")
         if self.margin_reduction is not None and self.margin_reduction not in MARGIN_REDUCTIONS:
-            raise ValueError(
+            raise UsageError(
                 f"BlmConfig.margin_reduction={self.margin_reduction!r} is not one of {MARGIN_REDUCTIONS}."
             )
         if self.train_top_layers < 0:
-            raise ValueError(f"BlmConfig.train_top_layers must be >= 0 (0 trains every layer), got {self.train_top_layers}.")
+            raise UsageError(f"BlmConfig.train_top_layers must be >= 0 (0 trains every layer), got {self.train_top_layers}.")
         if self.context_length < 1:
-            raise ValueError(f"BlmConfig.context_length must be positive, got {self.context_length}.")
+            raise UsageError(f"BlmConfig.context_length must be positive, got {self.context_length}.")
         if self.vae_grid is not None and self.embedding_dim is not None:
             rows, cols = self.vae_grid
             if rows * cols != self.embedding_dim:
-                raise ValueError(
+                raise UsageError(
                     f"vae_grid {rows}x{cols} does not hold a {self.embedding_dim}-d embedding; "
                     f"use e.g. {grid_shape(self.embedding_dim)}."
                 )
@@ -107,7 +109,7 @@ class BlmConfig(PretrainedConfig):
             value = getattr(self.encoder_config, attribute, None)
             if isinstance(value, int):
                 return value
-        raise ValueError(f"cannot tell the hidden size of encoder config {type(self.encoder_config).__name__}")
+        raise UsageError(f"cannot tell the hidden size of encoder config {type(self.encoder_config).__name__}")
 
     @property
     def grid(self) -> tuple[int, int]:
@@ -131,7 +133,7 @@ class BlmConfig(PretrainedConfig):
         """The embedding size, or a clear error when no encoder config was given."""
         dim = self.embedding_dim
         if dim is None:
-            raise ValueError(
+            raise UsageError(
                 "BlmConfig has no encoder_config, so the embedding size is unknown; build the model with "
                 "BlmModel.from_encoder(name_or_model, ...) or pass encoder_config=AutoConfig.from_pretrained(name)."
             )

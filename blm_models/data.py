@@ -14,7 +14,7 @@ from blm_datasets.sources import load_source
 from builders.record import ERROR_CLASSES
 
 from .collator import IGNORE_INDEX
-from .errors import DataError
+from .errors import DataError, UsageError
 
 
 
@@ -32,7 +32,7 @@ def load_splits(dataset_config: str | None = None, dataset_path: str | None = No
     seed a generated config (``progress``: say so on stderr while it is generated).
     """
     if dataset_config is None and dataset_path is None:
-        raise ValueError("give --dataset_config NAME (generated, e.g. agr_en_typeI), --dataset_path FOLDER "
+        raise UsageError("give --dataset_config NAME (generated, e.g. agr_en_typeI), --dataset_path FOLDER "
                          "(a save_to_disk DatasetDict), or both (a config of a `blm export` folder or Hub repo)")
     source = f"{dataset_path} ({dataset_config})" if dataset_path and dataset_config else dataset_config or dataset_path
     loaded = load_source(dataset_path, dataset_config, size=size, seed=seed, progress=progress)

@@ -223,7 +223,7 @@ class EmbeddingCache:
         for digest, text in zip(digests, sentences):
             unique.setdefault(digest, text)
         if world_size > 1 and barrier is None:
-            raise ValueError("several processes share the cache: pass barrier= (e.g. PartialState().wait_for_everyone)")
+            raise UsageError("several processes share the cache: pass barrier= (e.g. PartialState().wait_for_everyone)")
         index = self._load_index()
         missing = sorted(digest for digest in unique if digest not in index)
         if world_size > 1:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from .errors import UsageError
 from builders.base import ConfigSpec
 
 from .encoders import AUTO_ENCODER, DEFAULT_ENCODER_ALIAS
@@ -50,7 +51,7 @@ def load_table(path: str | None = None) -> dict[str, dict]:
     for family, entry in choices.items():
         missing = [key for key in ("phenomenon", "language", "encoder", "layer") if key not in (entry or {})]
         if missing:
-            raise ValueError(f"{file}: entry {family!r} lacks {', '.join(missing)}")
+            raise UsageError(f"{file}: entry {family!r} lacks {', '.join(missing)}")
     return choices
 
 

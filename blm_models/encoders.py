@@ -144,7 +144,7 @@ def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, pooling: str) -> to
     if pooling == "mean":
         mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
         return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-    raise ValueError(f"unknown pooling {pooling!r}: use 'mean' or 'first'")
+    raise UsageError(f"unknown pooling {pooling!r}: use 'mean' or 'first'")
 
 
 def weights_digest(model: torch.nn.Module) -> str:

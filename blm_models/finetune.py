@@ -57,9 +57,9 @@ def truncate_encoder(encoder: PreTrainedModel, layers: int) -> PreTrainedModel:
     (num_hidden_layers), so `AutoModel.from_config(encoder.config)` builds the same shape again."""
     stack = layer_stack(encoder)
     if stack is None:
-        raise ValueError(f"{type(encoder).__name__} has no BERT-like layer stack to truncate")
+        raise UsageError(f"{type(encoder).__name__} has no BERT-like layer stack to truncate")
     if not 1 <= layers <= len(stack):
-        raise ValueError(f"cannot keep {layers} of {len(stack)} layers")
+        raise UsageError(f"cannot keep {layers} of {len(stack)} layers")
     del stack[layers:]
     set_depth(encoder.config, layers)
     return encoder
@@ -94,7 +94,7 @@ def trained_layers(encoder: nn.Module, top_layers: int) -> list[nn.Module]:
         raise UsageError(f"--train_top_layers {top_layers}: {type(encoder).__name__} has no layer stack this "
                          "toolkit recognises; pass 0 to fine-tune all of it")
     if not 1 <= top_layers <= len(stack):
-        raise ValueError(f"cannot train the top {top_layers} of {len(stack)} layers")
+        raise UsageError(f"cannot train the top {top_layers} of {len(stack)} layers")
     return list(stack[len(stack) - top_layers:])
 
 

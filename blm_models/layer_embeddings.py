@@ -13,6 +13,7 @@ from tqdm.auto import tqdm
 from .embedding_cache import EmbeddingCache, EncoderKey, SentenceEmbedder
 from .encoders import encoder_revision_id, load_encoder, pool, resolve_encoder_name
 from .finetune import cut_at, layer_stack
+from .errors import UsageError
 
 
 class AllLayerEmbedder(SentenceEmbedder):
@@ -74,7 +75,7 @@ def encoder_depth(model: torch.nn.Module) -> int:
         value = getattr(config, name, None)
         if isinstance(value, int):
             return value
-    raise ValueError(f"cannot tell how many layers {type(model).__name__} has")
+    raise UsageError(f"cannot tell how many layers {type(model).__name__} has")
 
 
 def layer_tables(
@@ -97,7 +98,7 @@ def layer_tables(
     layers = list(range(depth + 1)) if layers is None else [depth if l == -1 else l for l in layers]
     bad = [l for l in layers if not 0 <= l <= depth]
     if bad:
-        raise ValueError(f"layers {bad}: {encoder} has layers 0 (the input embeddings) to {depth}")
+        raise UsageError(f"layers {bad}: {encoder} has layers 0 (the input embeddings) to {depth}")
     revision = revision or encoder_revision_id(resolve_encoder_name(encoder), None, model)
     embedder = AllLayerEmbedder(model, tokenizer, pooling, max_length, batch_size, upto=max(layers, default=None))
     tables, computed = [], 0

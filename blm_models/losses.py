@@ -6,6 +6,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .errors import UsageError
+
 MASKED_SCORE = -1e9  # score of padded candidates: never picked, never a violating negative
 
 
@@ -15,7 +17,7 @@ class CandidateScorer(nn.Module):
     def __init__(self, kind: str = "dot") -> None:
         super().__init__()
         if kind not in ("dot", "cosine"):
-            raise ValueError(f"unknown score {kind!r}: use 'dot' or 'cosine'")
+            raise UsageError(f"unknown score {kind!r}: use 'dot' or 'cosine'")
         self.kind = kind
 
     def forward(self, prediction: torch.Tensor, candidates: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -43,7 +45,7 @@ class MaxMarginLoss(nn.Module):
     def __init__(self, margin: float = 1.0, reduction: str = "sum") -> None:
         super().__init__()
         if reduction not in ("sum", "mean"):
-            raise ValueError(f"unknown max-margin reduction {reduction!r}: use 'sum' or 'mean'")
+            raise UsageError(f"unknown max-margin reduction {reduction!r}: use 'sum' or 'mean'")
         self.margin = margin
         self.reduction = reduction
 

@@ -24,7 +24,7 @@ from .encoders import (
     public_encoder_name,
     token_states,
 )
-from .errors import BlmError
+from .errors import BlmError, UsageError
 from .finetune import (
     embed_in_buckets,
     freeze_below_top_layers,
@@ -178,7 +178,7 @@ class BlmModel(PreTrainedModel):
             return self.encoder
         if self._frozen_encoder is None:
             if not self.config.encoder_name_or_path:
-                raise ValueError("this model records no encoder name: call attach_frozen_encoder(encoder) first")
+                raise UsageError("this model records no encoder name: call attach_frozen_encoder(encoder) first")
             encoder, tokenizer = load_encoder(self.config.encoder_name_or_path, self.config.encoder_revision)
             self.attach_frozen_encoder(encoder.to(self.device))
             if self._tokenizer is None:
@@ -195,7 +195,7 @@ class BlmModel(PreTrainedModel):
             elif self.config.encoder_name_or_path:
                 self.attach_tokenizer(load_tokenizer(self.config.encoder_name_or_path, self.config.encoder_revision))
             else:
-                raise ValueError("no tokenizer: pass one to attach_tokenizer() or save one with the checkpoint")
+                raise UsageError("no tokenizer: pass one to attach_tokenizer() or save one with the checkpoint")
         return self._tokenizer
 
     def embed_tokens(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
@@ -214,7 +214,7 @@ class BlmModel(PreTrainedModel):
         """Sentence embeddings [U, d] from the token states entering the trained top layers (computed once by the
         frozen layers below them): the top layers run, in length buckets, then pooling."""
         if self.encoder is None or not self.config.train_top_layers:
-            raise ValueError("frozen_states need a fine-tuned encoder with train_top_layers > 0")
+            raise UsageError("frozen_states need a fine-tuned encoder with train_top_layers > 0")
 
         def embed(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
             hidden = run_top_layers(self.encoder, states, mask, self.config.train_top_layers)
@@ -253,7 +253,7 @@ class BlmModel(PreTrainedModel):
         give them for the metrics) are accepted and unused, so a plain `transformers.Trainer` can pass whole batches."""
         if context_embeddings is None:
             if (input_ids is None and frozen_states is None) or context_index is None or answer_index is None:
-                raise ValueError("pass context_embeddings/answer_embeddings, or input_ids (or frozen_states) with "
+                raise UsageError("pass context_embeddings/answer_embeddings, or input_ids (or frozen_states) with "
                                  "context_index/answer_index")
             if frozen_states is not None:
                 sentences = self.embed_frozen_states(frozen_states, attention_mask)
@@ -264,7 +264,7 @@ class BlmModel(PreTrainedModel):
             if answer_mask is None:
                 answer_mask = answer_index >= 0
         if answer_embeddings is None:
-            raise ValueError("answer_embeddings are required with context_embeddings")
+            raise UsageError("answer_embeddings are required with context_embeddings")
         if self.config.center_context:
             context_embeddings, answer_embeddings = centre_on_context(context_embeddings, answer_embeddings)
         head_output = self.head(context_embeddings)

@@ -70,9 +70,9 @@ def check_checkpoint(folder: str | Path) -> Path:
     """The folder, when it holds a saved model; a ValueError saying what is missing otherwise."""
     folder = Path(folder)
     if not (folder / "config.json").is_file():
-        raise ValueError(f"{folder} holds no saved model (config.json); train or save_pretrained first")
+        raise UsageError(f"{folder} holds no saved model (config.json); train or save_pretrained first")
     if not any(folder.glob("*.safetensors")):
-        raise ValueError(f"{folder} holds no weights (model.safetensors); save the model with save_pretrained")
+        raise UsageError(f"{folder} holds no weights (model.safetensors); save the model with save_pretrained")
     return folder
 
 

@@ -24,7 +24,7 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from .configuration import BlmConfig
 from .data import IndexedBlmDataset
-from .errors import CorruptInputError
+from .errors import CorruptInputError, UsageError
 from .heads import build_head
 from .losses import CandidateScorer, MaxMarginLoss, centre_on_context
 
@@ -79,7 +79,7 @@ class StackedHeads:
 
     def __init__(self, config: BlmConfig, seeds: Sequence[int]) -> None:
         if not seeds:
-            raise ValueError("a stack needs at least one seed")
+            raise UsageError("a stack needs at least one seed")
         self.config = config
         self.seeds = list(seeds)
         heads = []
@@ -174,7 +174,7 @@ def train_stack(
     heads = len(seeds)
     table_of = torch.as_tensor(list(table_of) if table_of is not None else [0] * heads, dtype=torch.long)
     if tables.dim() != 3 or len(table_of) != heads or int(table_of.max()) >= len(tables):
-        raise ValueError(f"tables must be [T, S, d] and table_of name one table per head; got {tuple(tables.shape)} "
+        raise UsageError(f"tables must be [T, S, d] and table_of name one table per head; got {tuple(tables.shape)} "
                          f"and {table_of.tolist()}")
     stack = StackedHeads(config, seeds)
     generators = [torch.Generator().manual_seed(int(seed)) for seed in seeds]

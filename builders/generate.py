@@ -28,7 +28,7 @@ from builders import memory_bound, registry, size_bound
 from builders.atomic import atomic_path
 from builders.base import ConfigSpec, GeneratorBug, ImpossibleSize, Instance
 from builders.checks import check_record
-from builders.errors import UserError
+from builders.errors import InputError, UserError
 from builders.workers import pool_initializer
 
 SPLIT_MODES = ("lemma", "random")
@@ -51,11 +51,11 @@ class Options:
 
     def __post_init__(self):
         if self.split not in SPLIT_MODES:
-            raise ValueError(f"--split {self.split!r}: must be one of {', '.join(SPLIT_MODES)}")
+            raise InputError(f"--split {self.split!r}: must be one of {', '.join(SPLIT_MODES)}")
         if self.size is not None and self.size < 2:
-            raise ValueError(f"--size {self.size}: must be at least 2 (one train and one test instance)")
+            raise InputError(f"--size {self.size}: must be at least 2 (one train and one test instance)")
         if self.test_size is not None and not 0 < self.test_size < 1:
-            raise ValueError(f"--test-size {self.test_size}: must be a fraction between 0 and 1 (exclusive)")
+            raise InputError(f"--test-size {self.test_size}: must be a fraction between 0 and 1 (exclusive)")
 
 
 @dataclass

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from builders import template as templates
 from builders.answers import Answer, balanced_answers, paper_answers
 from builders.base import LEXICAL_TYPES, Candidate, ConfigSpec, Instance, Matrix, Sentence
+from builders.errors import InputError
 from builders.rules import RuleBook
 
 # realised sentences kept per generator (cleared when full): enough for every sentence of a type I config and the
@@ -230,7 +231,7 @@ class Generator:
         n, table = self.context_size, {}
         for name, steps in self.sequences():
             if len(steps) != n + 1:
-                raise ValueError(f"{self.phenomenon} template {name}: a sequence has {len(steps)} steps; "
+                raise InputError(f"{self.phenomenon} template {name}: a sequence has {len(steps)} steps; "
                                  f"context_size is {n}, so it needs {n + 1}")
             patterns = tuple(self.pattern(step, name) for step in steps)
             key = (name, patterns[:n])

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from builders.errors import InputError
 from builders.lexicon import load_yaml
 
 CORPORA_FILE = Path(__file__).with_name("licences.yaml")
@@ -66,7 +67,7 @@ def config_licence(spec, sources: Sequence[str] | None, generated: str, explicit
     found = [corpus_of(f) for f in files]
     unknown = [Path(f).name for f, c in zip(files, found) if c is None]
     if unknown and not explicit:
-        raise ValueError(f"{spec.name}: cannot tell the licence of its source files ({', '.join(unknown)}): they "
+        raise InputError(f"{spec.name}: cannot tell the licence of its source files ({', '.join(unknown)}): they "
                          f"belong to none of the corpora in {CORPORA_FILE.name}; pass --license with their licence "
                          "(a Hub licence id such as cc-by-sa-4.0)")
     known = list(dict.fromkeys(c for c in found if c is not None))

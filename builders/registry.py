@@ -8,6 +8,7 @@ import importlib
 import importlib.util
 
 from builders.base import ConfigSpec
+from builders.errors import InputError
 from builders.generator import Generator
 
 # Adding a phenomenon = one generator package under builders/ plus its line here:
@@ -36,7 +37,7 @@ def check_phenomenon(phenomenon: str, flag: str = "--phenomenon") -> str:
     if phenomenon not in known:
         close = difflib.get_close_matches(phenomenon, known, n=3, cutoff=0.4)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        raise ValueError(f"{flag} {phenomenon!r}: unknown phenomenon.{hint} Known: {', '.join(known)}")
+        raise InputError(f"{flag} {phenomenon!r}: unknown phenomenon.{hint} Known: {', '.join(known)}")
     return phenomenon
 
 
@@ -63,14 +64,14 @@ def get_spec(name: str) -> ConfigSpec:
         return specs[name]
     missing = _missing_lexicon(name)
     if missing:
-        raise ValueError(missing)
+        raise InputError(missing)
     close = difflib.get_close_matches(name, specs, n=5, cutoff=0.5)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
     phenomenon = name.partition("_")[0]
     same = [n for n in specs if n.startswith(f"{phenomenon}_")]
     listed = (f"the {phenomenon} configs are: {', '.join(same)}" if same and len(same) <= 40
               else f"`blm list` prints all {len(specs)} configs")
-    raise ValueError(f"unknown BLM config {name!r}.{hint} {listed[0].upper()}{listed[1:]}")
+    raise InputError(f"unknown BLM config {name!r}.{hint} {listed[0].upper()}{listed[1:]}")
 
 
 def _missing_lexicon(name: str) -> str | None:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from builders.errors import InputError
 from builders.record import WRONG_CLASSES
 
 ErrorClass = Literal["SEQUENCE", "GRAMMAR"]
@@ -63,7 +64,7 @@ class Rule:
             return self.error_class
         verdict = self.judge(step, matrix, **params)
         if verdict is not None and verdict not in WRONG_CLASSES:
-            raise ValueError(f"rule {self.name}: judge returned {verdict!r}; expected SEQUENCE, GRAMMAR or None")
+            raise InputError(f"rule {self.name}: judge returned {verdict!r}; expected SEQUENCE, GRAMMAR or None")
         return verdict
 
 
@@ -80,11 +81,11 @@ class RuleBook:
         its sentence is well-formed, it has the gold's frame and roles with other fillers (a second answer
         in type II/III); a function ``(step, matrix) -> bool`` where that depends on the template."""
         if error_class not in WRONG_CLASSES:
-            raise ValueError(f"rule {name}: error class must be SEQUENCE or GRAMMAR, got {error_class!r}")
+            raise InputError(f"rule {name}: error class must be SEQUENCE or GRAMMAR, got {error_class!r}")
 
         def register(corrupt: Corrupt) -> Corrupt:
             if name in self.rules:
-                raise ValueError(f"{self.phenomenon}: rule {name!r} declared twice")
+                raise InputError(f"{self.phenomenon}: rule {name!r} declared twice")
             self.rules[name] = Rule(name, label, error_class, corrupt, doc=(corrupt.__doc__ or "").strip(),
                                     refills=refills)
             return corrupt

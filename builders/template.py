@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from builders.errors import InputError
 from builders.lexicon import Entry, Items, LexiconError, load_yaml
 
 LexicalType = Literal["I", "II", "III"]
@@ -105,7 +106,7 @@ class TemplateBase(Strict):
     def _positive_sizes(cls, sizes: dict[str, int]) -> dict[str, int]:
         for lexical_type, size in sizes.items():
             if size < 2:
-                raise ValueError(f"size of type {lexical_type} must be at least 2, got {size}")
+                raise InputError(f"size of type {lexical_type} must be at least 2, got {size}")
         return sizes
 
     def rule_refs(self) -> list[tuple[RuleRef, tuple]]:

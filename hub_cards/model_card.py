@@ -14,6 +14,7 @@ from typing import Any
 
 from builders.atomic import atomic_write_text
 from builders.base import ConfigSpec
+from builders.errors import InputError
 from hub_cards.render import render
 from hub_cards.schema import check_model_card_data, require_valid
 from hub_cards.sections import PLACEHOLDER_REPO, dump_yaml
@@ -208,7 +209,7 @@ def write_model_card(output_dir: str | Path, metrics: Mapping[str, Any] | None =
     if metrics is None:
         metrics_path = output_dir / METRICS_FILE
         if not metrics_path.is_file():
-            raise ValueError(f"no {METRICS_FILE} in {output_dir}: train first, or pass the metrics")
+            raise InputError(f"no {METRICS_FILE} in {output_dir}: train first, or pass the metrics")
         metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
     output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / CARD_FILE

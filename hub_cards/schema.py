@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from builders.errors import InputError
+
 SIZE_CATEGORIES = (
     "n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M", "10M<n<100M", "100M<n<1B",
     "1B<n<10B", "10B<n<100B", "100B<n<1T", "n>1T",
@@ -238,4 +240,4 @@ def check_model_card_data(data: Any, strict: bool = True) -> list[str]:
 def require_valid(errors: list[str], what: str) -> None:
     """Raise a ValueError listing ``errors`` (no-op when there are none)."""
     if errors:
-        raise ValueError(f"{what} fails the card schema check:\n  " + "\n  ".join(errors))
+        raise InputError(f"{what} fails the card schema check:\n  " + "\n  ".join(errors))

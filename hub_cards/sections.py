@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from builders.errors import InputError
+
 BEGIN = "<!-- blm:begin {} -->"
 END = "<!-- blm:end {} -->"
 _SECTION = re.compile(r"<!-- blm:begin (?P<name>[\w.-]+) -->.*?<!-- blm:end (?P=name) -->\n?", re.S)
@@ -31,7 +33,7 @@ def split_card(text: str) -> tuple[dict[str, Any], str]:
         return {}, text
     data = yaml.safe_load(match.group("yaml")) or {}
     if not isinstance(data, dict):
-        raise ValueError("the card's YAML header is not a mapping")
+        raise InputError("the card's YAML header is not a mapping")
     return data, text[match.end():]
 
 

@@ -8,6 +8,7 @@ from .cnn import CnnHead
 from .ffnn import FfnnHead
 from .two_level_vae import TwoLevelVaeHead
 from .vae import SentenceVaeHead
+from ..errors import UsageError
 
 HEAD_CLASSES: dict[str, type[BlmHead]] = {
     "ffnn": FfnnHead,
@@ -22,7 +23,7 @@ def build_head(config: BlmConfig) -> BlmHead:
     try:
         head_class = HEAD_CLASSES[config.head]
     except KeyError:
-        raise ValueError(f"unknown head {config.head!r}; choose one of {', '.join(HEAD_CLASSES)}") from None
+        raise UsageError(f"unknown head {config.head!r}; choose one of {', '.join(HEAD_CLASSES)}") from None
     return head_class(config)
 
 

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from ..configuration import BlmConfig
+from ..errors import UsageError
 
 
 @dataclass
@@ -29,7 +30,7 @@ class BlmHead(nn.Module):
     def check_context(self, context: torch.Tensor) -> None:
         """Fail clearly when the data's context length differs from the one the head was built for."""
         if context.dim() != 3 or context.shape[1:] != (self.context_length, self.embedding_dim):
-            raise ValueError(
+            raise UsageError(
                 f"{type(self).__name__} was built for contexts of {self.context_length} sentences of "
                 f"size {self.embedding_dim}, got a batch of shape {tuple(context.shape)}; set "
                 "BlmConfig.context_length from the data (train.py does this)."

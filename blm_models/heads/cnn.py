@@ -7,6 +7,7 @@ from torch import nn
 
 from ..configuration import BlmConfig
 from .base import BlmHead, HeadOutput
+from ..errors import UsageError
 
 
 class CnnHead(BlmHead):
@@ -25,7 +26,7 @@ class CnnHead(BlmHead):
             layers += [nn.Conv2d(in_channels, out_channels, kernel, stride=1, padding=(kernel // 2, 0)), nn.ReLU()]
             in_channels, width = out_channels, width - (kernel - 1)
         if width < 1:
-            raise ValueError(f"embedding size {self.embedding_dim} is too small for {len(config.cnn_channels)} convolutions")
+            raise UsageError(f"embedding size {self.embedding_dim} is too small for {len(config.cnn_channels)} convolutions")
         self.convolutions = nn.Sequential(*layers)
         self.project = nn.Linear(in_channels * self.context_length * width, self.embedding_dim)
 

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictBool, create_model, model_validator
 
 from builders import morphology
+from builders.errors import InputError
 from builders.lexicon import Checker, Entry, LexiconError, check_schema, load_checked
 from builders.template import Strict
 
@@ -69,29 +70,29 @@ HEAD_SLOT = {"attractor1": "subject", "attractor2": "attractor1", "subject_attra
 
 def _text(value: str) -> str:
     if not value.strip():
-        raise ValueError("is empty")
+        raise InputError("is empty")
     return value
 
 
 def _unique(values: tuple) -> tuple:
     duplicates = sorted({v for v in values if values.count(v) > 1})
     if duplicates:
-        raise ValueError(f"repeats {', '.join(duplicates)}")
+        raise InputError(f"repeats {', '.join(duplicates)}")
     return values
 
 
 def _relation(kind: str) -> str:
     if kind in IMPLAUSIBLE:
-        raise ValueError(f"is {kind!r}: {IMPLAUSIBLE[kind]}; every sentence crosses singular and plural, so rewrite "
+        raise InputError(f"is {kind!r}: {IMPLAUSIBLE[kind]}; every sentence crosses singular and plural, so rewrite "
                          f"the seed with a relation that holds in all four combinations ({', '.join(PLAUSIBLE)})")
     if kind not in PLAUSIBLE:
-        raise ValueError(f"is {kind!r}, not a relation type; use one of {', '.join(PLAUSIBLE)} (see LEXICON.md)")
+        raise InputError(f"is {kind!r}, not a relation type; use one of {', '.join(PLAUSIBLE)} (see LEXICON.md)")
     return kind
 
 
 def _relative(text: str) -> str:
     if text.count("{name}") != 1:
-        raise ValueError(f"{text!r} must contain the slot {{name}} exactly once")
+        raise InputError(f"{text!r} must contain the slot {{name}} exactly once")
     return text
 
 
@@ -111,7 +112,7 @@ class Numbers(Strict):
     @model_validator(mode="after")
     def _visible(self):
         if self.sg == self.pl:
-            raise ValueError(f"singular and plural are both {self.sg!r}: agreement would be invisible")
+            raise InputError(f"singular and plural are both {self.sg!r}: agreement would be invisible")
         return self
 
 
@@ -159,7 +160,7 @@ class Seed(Strict):
         own = {"subject": self.subject, "attractor1": self.attractor1.noun, "attractor2": self.attractor2}
         for slot, noun in own.items():
             if noun in getattr(self.alternatives, slot):
-                raise ValueError(f"alternatives.{slot} lists the seed's own noun {noun!r}")
+                raise InputError(f"alternatives.{slot} lists the seed's own noun {noun!r}")
         return self
 
 
@@ -180,11 +181,11 @@ def _sg_pl_or_genders(predicate):
     given = {key for key, value in predicate if value is not None}
     if given - {"sg", "pl"}:
         if given & {"sg", "pl"}:
-            raise ValueError(f"give either sg/pl or a form per gender ({', '.join(genders)}), not both")
+            raise InputError(f"give either sg/pl or a form per gender ({', '.join(genders)}), not both")
     elif given != {"sg", "pl"}:
-        raise ValueError(f"needs sg and pl, or a form per gender ({', '.join(genders)})")
+        raise InputError(f"needs sg and pl, or a form per gender ({', '.join(genders)})")
     elif predicate.sg == predicate.pl:
-        raise ValueError(f"singular and plural are both {predicate.sg!r}: agreement would be invisible")
+        raise InputError(f"singular and plural are both {predicate.sg!r}: agreement would be invisible")
     return predicate
 
 

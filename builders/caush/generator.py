@@ -15,6 +15,7 @@ from typing import Hashable
 from builders import morphology, sampling
 from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
 from builders.caush import corpus, lexicon, rules
+from builders.errors import InputError
 from builders.generator import Generator
 from builders.template import Strict, Template
 
@@ -135,7 +136,7 @@ class CausHGenerator(Generator):
 
     def _pool(self) -> list[corpus.CorpusSentence]:
         if self.extraction is None:
-            raise ValueError("caush natural: no corpus loaded; generate through builders.generate (which calls "
+            raise InputError("caush natural: no corpus loaded; generate through builders.generate (which calls "
                              "configure with the --sources files) or call configure(spec, options) first")
         return self.extraction.sentences
 

@@ -11,6 +11,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, create_model, model_validator
 
+from builders.errors import InputError
 from builders.lexicon import Checker, Entry, check_schema, load_checked
 from builders.template import Strict
 
@@ -24,7 +25,7 @@ PREFIX = {"NIFAL": ("נ", "נ"), "HIFIL": ("ה", "מ"), "HUFAL": ("הו", "מו"
 
 def _hebrew(word: str) -> str:
     if not _HEBREW.match(word):
-        raise ValueError(f"{word!r} is not a Hebrew word (Hebrew letters only)")
+        raise InputError(f"{word!r} is not a Hebrew word (Hebrew letters only)")
     return word
 
 
@@ -42,11 +43,11 @@ def schema(binyanim: tuple[str, ...], cells: tuple[str, ...]) -> type[Strict]:
             for cell, form in zip(cells, getattr(root, binyan)):
                 start = PREFIX.get(binyan, ("", ""))[0 if cell.startswith("past") else 1]
                 if not form.startswith(start):
-                    raise ValueError(f"{binyan}: {cell} form {form!r} should start with {start!r}")
+                    raise InputError(f"{binyan}: {cell} form {form!r} should start with {start!r}")
         for i, cell in enumerate(cells):
             column = [getattr(root, b)[i] for b in binyanim]
             if len(set(column)) < len(column):
-                raise ValueError(f"two binyanim share the {cell} form: {', '.join(column)}")
+                raise InputError(f"two binyanim share the {cell} form: {', '.join(column)}")
         return root
 
     root = create_model("CausHRoot", __base__=Strict, __validators__={

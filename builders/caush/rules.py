@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from builders.errors import InputError
 from builders.rules import RuleBook
 
 RULES = RuleBook("caush")
@@ -20,7 +21,7 @@ def check_columns(columns: dict[str, list[str]], binyanim: Sequence[str], contex
         pairs = [seq[i] for i in range(0, 6, 2)]
         if (len(seq) != context_size or any(seq[i] != seq[i + 1] for i in range(0, 6, 2))
                 or sorted([*pairs, seq[6]]) != sorted(binyanim) or seq[6] != target):
-            raise ValueError(f"CausH column {target}: {seq} is not three pairs plus a sentence in {target}")
+            raise InputError(f"CausH column {target}: {seq} is not three pairs plus a sentence in {target}")
 
 
 def pattern(binyan: str, template: str = "V-{binyan}") -> str:

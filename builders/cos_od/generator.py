@@ -21,6 +21,7 @@ from builders.cos_od import lexicon, rules, verbs
 from builders.cos_od.judge import Facts
 from builders.cos_od.plan import ANSWER, Plan, Planner
 from builders.cos_od.realise import Material, Realiser
+from builders.errors import InputError
 from builders.planning import ContextPlanner
 from builders.sampling import draw_distinct
 from builders.template import Strict, Template
@@ -46,14 +47,14 @@ class CosOdTemplate(Template):
     def _pairs_in_order(cls, pairs: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
         flat = [i for pair in pairs for i in pair]
         if flat != list(range(len(flat))):
-            raise ValueError(f"frame_pairs must cover the sentences 0, 1, 2 … in order, got {flat}")
+            raise InputError(f"frame_pairs must cover the sentences 0, 1, 2 … in order, got {flat}")
         return pairs
 
     @model_validator(mode="after")
     def _sizes_agree(self) -> "CosOdTemplate":
         n = self.context_size + 1
         if len(self.sequence) != n or len(self.frame_pairs) * 2 != n:
-            raise ValueError(f"sequence ({len(self.sequence)} steps) and frame_pairs ({len(self.frame_pairs)} "
+            raise InputError(f"sequence ({len(self.sequence)} steps) and frame_pairs ({len(self.frame_pairs)} "
                              f"pairs) must cover context_size + 1 = {n} sentences")
         return self
 

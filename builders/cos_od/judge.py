@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from builders.cos_od.lexicon import VerbFacts
+from builders.errors import InputError
 
 if TYPE_CHECKING:
     from builders.base import Matrix
@@ -40,7 +41,7 @@ def classify(step: Step, matrix: Matrix) -> str | None:
     facts = matrix.facts   # judges read facts only: the framework caches answer sets by gold step and facts
     if step.voice == "passive" or step.complements[0].startswith("NP-"):
         if step.si:
-            raise ValueError(f"a transitive or passive candidate with si is not a template sentence: {step}")
+            raise InputError(f"a transitive or passive candidate with si is not a template sentence: {step}")
         canonical = (step.subject == "Theme") == (step.voice == "passive")
         return mapping(canonical, facts, step.voice == "passive")
     reading = intransitive(step, facts)

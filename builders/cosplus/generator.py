@@ -15,6 +15,7 @@ from builders import morphology
 from builders.base import ConfigSpec, Matrix, Sentence
 from builders.cosplus import lexicon, rules
 from builders.cosplus.realise import Material, Realiser, pattern
+from builders.errors import InputError
 from builders.lexicon import LexiconError
 from builders.planning import ContextPlanner
 from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas
@@ -34,9 +35,9 @@ class StepDecl(Strict):
     @model_validator(mode="after")
     def _roles(self) -> "StepDecl":
         if self.object == self.subject:
-            raise ValueError("subject and object must be different roles")
+            raise InputError("subject and object must be different roles")
         if self.clause == "object_relative" and self.object is None:
-            raise ValueError("an object relative needs an object")
+            raise InputError("an object relative needs an object")
         return self
 
     def step(self, tense: str) -> rules.Step:
@@ -67,7 +68,7 @@ class CosPlusTemplate(TemplateBase):
     def _rules_take_no_parameters(self) -> "CosPlusTemplate":
         for ref, loc in self.rule_refs():
             if ref.params:
-                raise ValueError(f"{'.'.join(map(str, loc))}: rule {ref.name!r} takes no parameters, got {ref.params}")
+                raise InputError(f"{'.'.join(map(str, loc))}: rule {ref.name!r} takes no parameters, got {ref.params}")
         return self
 
     def rule_refs(self) -> list[tuple[RuleRef, tuple]]:

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from builders import morphology
+from builders.errors import InputError
 from builders.lexicon import Checker, Entry, check_schema, load_checked, load_yaml
 from builders.template import Strict
 
@@ -22,14 +23,14 @@ MIN_AGENTS, MIN_VERBS, MIN_PATIENTS = 60, 25, 20
 
 def _filled(text: str) -> str:
     if not text.strip():
-        raise ValueError("is empty")
+        raise InputError("is empty")
     return text
 
 
 def _distinct(values: tuple[str, ...]) -> tuple[str, ...]:
     repeated = sorted({v for v in values if values.count(v) > 1})
     if repeated:
-        raise ValueError(f"repeats {', '.join(repeated)}")
+        raise InputError(f"repeats {', '.join(repeated)}")
     return values
 
 
@@ -46,7 +47,7 @@ class Section(Strict):
         if isinstance(value, dict):
             for key, item in value.items():
                 if item is None and key in cls.model_fields:
-                    raise ValueError(f"{key!r} has no value; give one or leave the key out")
+                    raise InputError(f"{key!r} has no value; give one or leave the key out")
         return value
 
 
@@ -75,7 +76,7 @@ class Noun(Section):
 
 def _tense_visible(forms):
     if forms.present == forms.past:
-        raise ValueError(f"present and past are both {forms.present!r}: the tense would be invisible")
+        raise InputError(f"present and past are both {forms.present!r}: the tense would be invisible")
     return forms
 
 
@@ -112,7 +113,7 @@ class VerbEntry(Section):
     @classmethod
     def _one_reading(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value and info.data.get("person_intransitive"):
-            raise ValueError(f"verb {info.data.get('lemma')!r} has both person_intransitive and "
+            raise InputError(f"verb {info.data.get('lemma')!r} has both person_intransitive and "
                              "marginal_person_intransitive; keep one")
         return value
 
@@ -123,10 +124,10 @@ class VerbEntry(Section):
         lemma = info.data.get("lemma")
         for p in causers:
             if "patients" in info.data and p not in info.data["patients"]:
-                raise ValueError(f"{p!r} is not one of the patients of verb {lemma!r}")
+                raise InputError(f"{p!r} is not one of the patients of verb {lemma!r}")
         both = sorted(set(causers) & set(info.data.get("person_causers", ())))
         if both and info.field_name == "marginal_person_causers":
-            raise ValueError(f"verb {lemma!r}: {', '.join(both)} is in both person_causers and marginal_person_causers")
+            raise InputError(f"verb {lemma!r}: {', '.join(both)} is in both person_causers and marginal_person_causers")
         return causers
 
 

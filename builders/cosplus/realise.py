@@ -15,6 +15,7 @@ from builders import morphology
 from builders.base import Sentence
 from builders.cosplus.lexicon import Lexicon
 from builders.cosplus.rules import AGENT, Step
+from builders.errors import InputError
 
 TENSE_TAG = {"present": "pres", "past": "past"}
 
@@ -56,7 +57,7 @@ def layout(step: Step, grammar: Grammar) -> tuple[Slot, ...]:
     if step.clause == "main":
         if step.fronted_object:
             if not grammar.case_marking:
-                raise ValueError("an object-first main clause needs case to show the roles (OVS)")
+                raise InputError("an object-first main clause needs case to show the roles (OVS)")
             return (*obj, verb, subj)
         return (subj, verb, *obj)
     if step.clause == "subject_relative":
@@ -64,11 +65,11 @@ def layout(step: Step, grammar: Grammar) -> tuple[Slot, ...]:
         return (*head, *obj, verb) if grammar.verb_final_relatives else (*head, verb, *obj)
     if step.clause == "object_relative":
         if not step.transitive:
-            raise ValueError("an object relative needs a transitive step")
+            raise InputError("an object relative needs a transitive step")
         # a fragment's head is in the nominative, the relative pronoun in its clause's case: "Der Käse, den der
         # Koch schmilzt" (standard German; 000 Fig. 10's accusative head "Den Käse, den …" is a departure, README)
         return (Slot("NP", step.object, "nom"), Slot("REL", step.object, "acc"), subj, verb)
-    raise ValueError(f"unknown clause type {step.clause!r}")
+    raise InputError(f"unknown clause type {step.clause!r}")
 
 
 @functools.lru_cache(maxsize=None)

@@ -17,6 +17,8 @@ import unicodedata
 from pathlib import Path
 from types import ModuleType
 
+from builders.errors import InputError
+
 _HERE = Path(__file__).parent
 # the languages whose morphology module is present: adding <code>.py adds the language
 LANGUAGES = tuple(sorted(p.stem for p in _HERE.glob("*.py") if p.stem != "__init__"))
@@ -28,12 +30,12 @@ def language(code: str) -> ModuleType:
     """The morphology module of a language (``builders.morphology.fr`` …)."""
     path = _HERE / f"{code}.py"
     if not path.exists():
-        raise ValueError(f"no morphology for language {code!r}: {path} is missing; write it (articles, "
+        raise InputError(f"no morphology for language {code!r}: {path} is missing; write it (articles, "
                          f"prep_phrase, genitive, coordinate, finalize, HUNSPELL) as for {', '.join(LANGUAGES)}")
     module = importlib.import_module(f"{__name__}.{code}")
     for name in HUNSPELL_FIELDS:
         if not isinstance(getattr(module, name, None), str):
-            raise ValueError(f"{path}: no {name} constant: name the spell-check dictionary (HUNSPELL = \"fr_FR\") "
+            raise InputError(f"{path}: no {name} constant: name the spell-check dictionary (HUNSPELL = \"fr_FR\") "
                              "and its Debian package (HUNSPELL_PACKAGE = \"hunspell-fr\")")
     function_words(code)  # the lexical-overlap checks need them: a missing list fails here, named
     return module
@@ -44,7 +46,7 @@ def function_words(code: str) -> frozenset[str]:
     """Closed-class words of a language (articles, prepositions, auxiliaries, pronouns …)."""
     path = _HERE / "function_words" / f"{code}.txt"
     if not path.exists():
-        raise ValueError(f"no function-word list for language {code!r}: {path} is missing; the lexical-overlap "
+        raise InputError(f"no function-word list for language {code!r}: {path} is missing; the lexical-overlap "
                          "checks need one word per line (articles, prepositions, auxiliaries, pronouns …)")
     words = (w.strip().lower() for w in path.read_text(encoding="utf-8").split())
     return frozenset(w for w in words if w and not w.startswith("#"))

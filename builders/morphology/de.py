@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from builders.errors import InputError
+
 HUNSPELL = "de_DE"  # spell-check dictionary (builders/spellcheck.py)
 HUNSPELL_PACKAGE = "hunspell-de-de"
 
@@ -44,9 +46,9 @@ _CONTRACT = re.compile(r"\b(" + "|".join(CONTRACTIONS) + r")\b")
 
 def _check(number: str, case: str) -> None:
     if number not in ("sg", "pl"):
-        raise ValueError(f"number must be 'sg' or 'pl', got {number!r}")
+        raise InputError(f"number must be 'sg' or 'pl', got {number!r}")
     if case not in CASES:
-        raise ValueError(f"case must be one of {', '.join(CASES)}, got {case!r}")
+        raise InputError(f"case must be one of {', '.join(CASES)}, got {case!r}")
 
 
 def _slot(entry: Mapping, number: str) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Hashable, Sequence
 from pydantic import Field, field_validator
 
 from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
+from builders.errors import InputError
 from builders.generator import Generator
 from builders.roll import lexicon, rules
 from builders.roll.realise import Realiser, Words
@@ -28,7 +29,7 @@ class RollTemplate(Template):
         for sentence in sequence:
             for slot in sentence:
                 if slot not in known:
-                    raise ValueError(f"unknown slot {slot!r}; slots are {', '.join(sorted(known))}")
+                    raise InputError(f"unknown slot {slot!r}; slots are {', '.join(sorted(known))}")
         return sequence
 
 

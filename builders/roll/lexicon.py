@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from builders import morphology
+from builders.errors import InputError
 from builders.lexicon import Checker, LexiconError, check_schema, disjoint_roles, load_yaml
 from builders.morphology import en as forms
 from builders.template import Strict
@@ -65,14 +66,14 @@ class Lexicon(NamedTuple):
 
 def _text(value: str) -> str:
     if not value.strip():
-        raise ValueError("is empty")
+        raise InputError("is empty")
     return value
 
 
 def _unique(values: tuple) -> tuple:
     duplicates = sorted({v for v in values if values.count(v) > 1})
     if duplicates:
-        raise ValueError(f"repeats {', '.join(duplicates)}")
+        raise InputError(f"repeats {', '.join(duplicates)}")
     return values
 
 
@@ -81,14 +82,14 @@ def _noun_phrase(item: Any) -> Any:
     plural = isinstance(item, Mapping) and set(item) == {"pl"}
     text = item["pl"] if plural else item
     if not isinstance(text, str):
-        raise ValueError(f"{item!r} must be a string (singular) or {{pl: ...}} (plural)")
+        raise InputError(f"{item!r} must be a string (singular) or {{pl: ...}} (plural)")
     _text(text)
     return item
 
 
 def _not_boolean(value: Any) -> Any:
     if isinstance(value, bool):
-        raise ValueError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
+        raise InputError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
     return value
 
 
@@ -107,7 +108,7 @@ class VerbEntry(Strict):
     def _real_forms(self):
         error = forms.form_error(forms.Verb(self.lemma, self.past, self.participle))
         if error:
-            raise ValueError(error)
+            raise InputError(error)
         return self
 
 
@@ -144,11 +145,11 @@ class SceneEntry(Strict):
         for key, lemmas in lists.items():
             for lemma in lemmas:
                 if lemma not in self.verbs:
-                    raise ValueError(f"{key}: {lemma!r} is not a verb of this scene ({', '.join(self.verbs)})")
+                    raise InputError(f"{key}: {lemma!r} is not a verb of this scene ({', '.join(self.verbs)})")
         for fact in VERB_FACTS:
             for lemma in getattr(self.marginal, fact):
                 if lemma in getattr(self, fact):
-                    raise ValueError(f"marginal: {fact}: {lemma!r} is also listed as natural")
+                    raise InputError(f"marginal: {fact}: {lemma!r} is also listed as natural")
         return self
 
 

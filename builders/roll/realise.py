@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from builders.base import Sentence
+from builders.errors import InputError
 from builders.roll.lexicon import Lexicon
 from builders.roll.rules import Step
 from builders.morphology import en as forms
@@ -60,7 +61,7 @@ class Realiser:
                     return f"{loc.at if static else loc.to} {loc.text}"
                 makers.append(location)
             else:
-                raise ValueError(f"unknown slot {slot!r} in {step}")
+                raise InputError(f"unknown slot {slot!r} in {step}")
         self._recipes[step] = (makers, step.pattern())
         return self._recipes[step]
 

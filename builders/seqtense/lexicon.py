@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from builders.errors import InputError
 from builders.lexicon import Checker, Entry, check_schema, load_checked
 from builders.template import Strict
 
@@ -27,7 +28,7 @@ class CopulaForms(Numbers):
     @model_validator(mode="after")
     def _visible(self):
         if self.sg == self.pl:
-            raise ValueError(f"singular and plural are both {self.sg!r}: agreement would be invisible")
+            raise InputError(f"singular and plural are both {self.sg!r}: agreement would be invisible")
         return self
 
 
@@ -47,7 +48,7 @@ class FourForms(Strict):
     @model_validator(mode="after")
     def _visible(self):
         if len({self.ms, self.fs, self.mp, self.fp}) < 2:
-            raise ValueError("all four forms are identical: agreement would be invisible")
+            raise InputError("all four forms are identical: agreement would be invisible")
         return self
 
 
@@ -71,7 +72,7 @@ class AttractorNoun(Numbers):
     @model_validator(mode="after")
     def _visible(self):
         if self.sg == self.pl:
-            raise ValueError(f"singular and plural are both {self.sg!r}: the attractor's number would be invisible")
+            raise InputError(f"singular and plural are both {self.sg!r}: the attractor's number would be invisible")
         return self
 
 

@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from builders import morphology
 from builders.base import ConfigSpec, ImpossibleSize, Matrix, Sentence
+from builders.errors import InputError
 from builders.planning import ContextPlanner
 from builders.sampling import ProductSpace, StemMasks, disjoint_lemmas, stable_hash
 from builders.sprayload import lexicon, rules, verbs
@@ -37,7 +38,7 @@ class SprayLoadSequence(Strict):
         for sentence in sequence:
             for slot in sentence:
                 if slot not in SLOT_ROLES and slot not in rules.VERB_SLOTS:
-                    raise ValueError(f"unknown slot {slot!r}; slots are NP-/PP-Agent|Theme|Loc, Verb, VerbPass")
+                    raise InputError(f"unknown slot {slot!r}; slots are NP-/PP-Agent|Theme|Loc, Verb, VerbPass")
         return sequence
 
 
@@ -58,13 +59,13 @@ class SprayLoadTemplate(Template):
     def _both_templates(cls, templates: dict) -> dict:
         missing = {"altatl", "atlalt"} - set(templates)
         if missing:
-            raise ValueError(f"missing template {', '.join(sorted(missing))} (config names use both)")
+            raise InputError(f"missing template {', '.join(sorted(missing))} (config names use both)")
         return templates
 
     @model_validator(mode="after")
     def _enough_frames(self) -> "SprayLoadTemplate":
         if self.balanced_set.other_frames >= len(self.frames):
-            raise ValueError(f"balanced_set.other_frames is {self.balanced_set.other_frames}, but there are only "
+            raise InputError(f"balanced_set.other_frames is {self.balanced_set.other_frames}, but there are only "
                              f"{len(self.frames) - 1} frames besides the gold's")
         return self
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, field_validator, model_validator
 
 from builders import morphology
+from builders.errors import InputError
 from builders.lexicon import Checker, Entry, check_schema, disjoint_roles, load_checked
 from builders.sprayload import verbs
 from builders.template import Strict
@@ -62,25 +63,25 @@ class VerbEntry(NamedTuple):
 
 def _filled(text: str) -> str:
     if not text.strip():
-        raise ValueError("is empty")
+        raise InputError("is empty")
     return text
 
 
 def _not_boolean(value: Any) -> Any:
     if isinstance(value, bool):
-        raise ValueError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
+        raise InputError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
     return value
 
 
 def _judged(value: str) -> str:
     if value not in JUDGEMENTS:
-        raise ValueError(f"is {value!r}; expected one of {', '.join(JUDGEMENTS)}")
+        raise InputError(f"is {value!r}; expected one of {', '.join(JUDGEMENTS)}")
     return value
 
 
 def _variant(value: str) -> str:
     if value not in VARIANTS:
-        raise ValueError(f"{value!r} is not one of {', '.join(VARIANTS)}")
+        raise InputError(f"{value!r} is not one of {', '.join(VARIANTS)}")
     return value
 
 
@@ -98,7 +99,7 @@ class Section(Strict):
         if isinstance(value, dict):
             for key, item in value.items():
                 if item is None and key in cls.model_fields:
-                    raise ValueError(f"{key!r} has no value; give one or leave the key out")
+                    raise InputError(f"{key!r} has no value; give one or leave the key out")
         return value
 
 
@@ -113,7 +114,7 @@ class Forms(Section):
     def _real(self):
         error = verbs.form_error(verbs.Verb(self.lemma, self.past, self.participle))
         if error:
-            raise ValueError(error)
+            raise InputError(error)
         return self
 
 
@@ -147,7 +148,7 @@ class Phrase(Section):
     @model_validator(mode="after")
     def _one_text(self):
         if (self.np is None) == (self.pl is None):
-            raise ValueError("needs exactly one of 'np' (singular) or 'pl' (plural)")
+            raise InputError("needs exactly one of 'np' (singular) or 'pl' (plural)")
         return self
 
     @property
@@ -178,7 +179,7 @@ class VerbItem(Section):
     @classmethod
     def _distinct(cls, values: tuple[str, ...]) -> tuple[str, ...]:
         if len(set(values)) < len(values):
-            raise ValueError(f"repeats an alternant: {', '.join(values)}")
+            raise InputError(f"repeats an alternant: {', '.join(values)}")
         return values
 
     @field_validator("can_also_be")
@@ -188,9 +189,9 @@ class VerbItem(Section):
         roles = tuple(ROLES_OF.values())
         for own, others in also.items():
             if own not in roles:
-                raise ValueError(f"{own!r} is not a role; roles are {', '.join(roles)}")
+                raise InputError(f"{own!r} is not a role; roles are {', '.join(roles)}")
             if any(o not in roles or o == own for o in others):
-                raise ValueError(f"{own}: must list other roles among {', '.join(roles)}")
+                raise InputError(f"{own}: must list other roles among {', '.join(roles)}")
         return also
 
     @model_validator(mode="after")
@@ -199,12 +200,12 @@ class VerbItem(Section):
         texts = [np.text for role in ROLES for np in getattr(self, role)]
         repeated = sorted({t for t in texts if texts.count(t) > 1})
         if repeated:
-            raise ValueError(f"noun phrases must be distinct across agents, themes and locations: {repeated}")
+            raise InputError(f"noun phrases must be distinct across agents, themes and locations: {repeated}")
         if self.loc_prep in RESERVED_PREPS:
-            raise ValueError(f"loc_prep {self.loc_prep!r} is reserved ({', '.join(RESERVED_PREPS)})")
+            raise InputError(f"loc_prep {self.loc_prep!r} is reserved ({', '.join(RESERVED_PREPS)})")
         wrong = self.lexprep.prep
         if wrong in {loc.prep or self.loc_prep for loc in self.locations} or wrong in RESERVED_PREPS:
-            raise ValueError(f"lexprep: prep {wrong!r} must differ from the verb's locative prepositions "
+            raise InputError(f"lexprep: prep {wrong!r} must differ from the verb's locative prepositions "
                              f"and from {', '.join(RESERVED_PREPS)}")
         return self
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from builders.errors import InputError
+
 LANGUAGES = ("en", "it")
 
 
 def module(language: str) -> ModuleType:
     if language not in LANGUAGES:
-        raise ValueError(f"no COS/OD verb morphology for {language!r}; known: {', '.join(LANGUAGES)} "
+        raise InputError(f"no COS/OD verb morphology for {language!r}; known: {', '.join(LANGUAGES)} "
                          f"(add builders/cos_od/verbs/{language}.py)")
     return importlib.import_module(f"{__name__}.{language}")

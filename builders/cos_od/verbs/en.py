@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from builders.errors import InputError
+
 PERSON_FORMS: tuple[str, ...] = ()  # forms given as [3rd singular, 3rd plural]
 FORM_FIELDS = ("base", "third", "past", "participle")
 # Frame ids are English words so that lexicon restrictions (``not_with``) pass the spell checker.
@@ -47,7 +49,7 @@ def verb_group(forms: Mapping[str, str], frame: str, voice: str, number: str, ge
                si: bool = False) -> str:
     """The verb group of a clause; English has no reflexive-like marker, so ``si`` must be False."""
     if si:
-        raise ValueError("English has no reflexive-like marker: a step with si=True is an Italian-only step")
+        raise InputError("English has no reflexive-like marker: a step with si=True is an Italian-only step")
     if frame not in FRAMES:
-        raise ValueError(f"unknown English frame {frame!r}; known: {', '.join(FRAMES)}")
+        raise InputError(f"unknown English frame {frame!r}; known: {', '.join(FRAMES)}")
     return active(forms, frame, number) if voice == "active" else passive(forms, frame, number)

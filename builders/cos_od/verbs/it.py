@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from builders.errors import InputError
+
 SYNTHETIC = ("presente", "imperfetto", "passato_remoto", "futuro")
 PERSON_FORMS = SYNTHETIC  # forms given as [3rd singular, 3rd plural]
 FORM_FIELDS = ("infinito", "participio", *SYNTHETIC)
@@ -43,7 +45,7 @@ def _n(number: str) -> int:
 def agree(participle: str, gender: str, number: str) -> str:
     """``sciolto`` -> ``sciolta`` / ``sciolti`` / ``sciolte`` (every past participle ends in -o)."""
     if not participle.endswith("o"):
-        raise ValueError(f"Italian past participle {participle!r} does not end in -o")
+        raise InputError(f"Italian past participle {participle!r} does not end in -o")
     return participle[:-1] + _ENDINGS[(gender, number)]
 
 
@@ -79,7 +81,7 @@ def passive(forms: Mapping, frame: str, gender: str, number: str) -> str:
 
 def verb_group(forms: Mapping, frame: str, voice: str, number: str, gender: str = "m", si: bool = False) -> str:
     if frame not in FRAMES:
-        raise ValueError(f"unknown Italian frame {frame!r}; known: {', '.join(FRAMES)}")
+        raise InputError(f"unknown Italian frame {frame!r}; known: {', '.join(FRAMES)}")
     if voice == "passive":
         return passive(forms, frame, gender, number)
     return reflexive(forms, frame, gender, number) if si else active(forms, frame, number)
