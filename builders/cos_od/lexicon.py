@@ -235,10 +235,9 @@ def load(language: str, phenomenon: str) -> dict:
 
 
 def check(lex: Entry, path: Path) -> dict:
-    """The schema, then what it cannot say (the file's language and verb class, nouns that exist and are
-    used, unique lemmas), as LexiconError (file, line, entry, reason); return the realiser's view of the
-    lexicon (``noun_info``, ``verbs``, ``verbs_by_lemma`` with phrases as ``Phrase``, ``not_with`` as a
-    frozenset and the facts as ``VerbFacts``, ``by_place``)."""
+    """The schema, then what it cannot say (the file's language and verb class, nouns that exist and are used,
+    unique lemmas, agent-oriented phrases that are by-NPs), as LexiconError (file, line, entry, reason); return
+    the realiser's view of the lexicon (``_view``)."""
     c = Checker(path)
     language, _, phenomenon = path.stem.partition("_")
     if phenomenon not in ("cos", "od") or language not in verbs.LANGUAGES:
@@ -250,43 +249,49 @@ def check(lex: Entry, path: Path) -> dict:
         raise _naming_the_verb(err, lex) from None
     if lex["language"] != language:
         c.fail(lex, "language", f"is {lex['language']!r} but the file is named {path.name}")
-    morph = verbs.module(language)
-    nouns = _nouns(c, lex, morph.GENDERS)
-    si_marginal = frozenset(lex.get("patient_si_marginal_in", ()))
-    by_lemma, out_verbs = {}, []
+    nouns = _nouns(c, lex, verbs.module(language).GENDERS)
+    lemmas: set[str] = set()
     for verb in lex["verbs"]:
         entry = f"verb {verb['lemma']!r}"
-        if verb["lemma"] in by_lemma:
+        if verb["lemma"] in lemmas:
             c.fail(verb, entry, "duplicate lemma")
+        lemmas.add(verb["lemma"])
         for pool in ("agents", "themes"):
             for noun in verb[pool]:
                 if noun not in nouns:
                     c.fail(verb, entry, f"{pool[:-1]} {noun!r} has no entry under 'nouns'")
-        facts = VerbFacts(**{key: next(iter(verb[key])) for key in FACTS if key in verb})
-        view = {"lemma": verb["lemma"], "forms": verb["forms"], "agents": list(verb["agents"]),
-                "themes": list(verb["themes"]), "not_with": frozenset(verb.get("not_with", ())), "line": verb.line,
-                "facts": facts._replace(patient_si_marginal_in=si_marginal)}
-        for pool in ("p_nps", "by_nps"):
-            view[pool] = [Phrase(p, frozenset()) if isinstance(p, str) else Phrase(p["text"], frozenset(p["not_with"]))
-                          for p in verb[pool]]
-        by_lemma[verb["lemma"]] = view
-        out_verbs.append(view)
-    used = {n for v in out_verbs for n in (*v["agents"], *v["themes"])}
-    unused = sorted(set(nouns) - used)
+    unused = sorted(set(nouns) - {n for verb in lex["verbs"] for n in (*verb["agents"], *verb["themes"])})
     if unused:
         c.fail(lex["nouns"], "nouns", f"{', '.join(unused)} not used by any verb (a typo?)")
-    by_place = lex.get("by_place", [])
-    for noun in by_place:
+    for noun in lex.get("by_place", ()):
         if noun not in nouns:
             c.fail(lex["by_place"], "by_place", f"{noun!r} is not a noun of 'nouns'")
-    oriented = lex.get("agent_oriented", [])
-    phrases = {p.text for v in out_verbs for p in v["by_nps"]}
-    for phrase in oriented:
-        if phrase not in phrases:
+    by_nps = {_phrase(p).text for verb in lex["verbs"] for p in verb["by_nps"]}
+    for phrase in lex.get("agent_oriented", ()):
+        if phrase not in by_nps:
             c.fail(lex["agent_oriented"], "agent_oriented", f"{phrase!r} is not a by-NP of any verb")
-    return {"language": language, "phenomenon": phenomenon, "path": str(path), "noun_info": nouns,
-            "verbs": out_verbs, "verbs_by_lemma": by_lemma, "by_place": frozenset(by_place),
-            "agent_oriented": frozenset(oriented)}
+    return _view(lex, path, phenomenon, nouns)
+
+
+def _view(lex: Entry, path: Path, phenomenon: str, nouns: dict[str, Noun]) -> dict:
+    """What the realiser reads: ``noun_info``, ``verbs`` and ``verbs_by_lemma`` (phrases as ``Phrase``,
+    ``not_with`` as a frozenset, the facts as ``VerbFacts``), ``by_place``, ``agent_oriented``."""
+    si_marginal = frozenset(lex.get("patient_si_marginal_in", ()))
+    out_verbs = []
+    for verb in lex["verbs"]:
+        facts = VerbFacts(**{key: next(iter(verb[key])) for key in FACTS if key in verb})
+        out_verbs.append({
+            "lemma": verb["lemma"], "forms": verb["forms"], "agents": list(verb["agents"]),
+            "themes": list(verb["themes"]), "not_with": frozenset(verb.get("not_with", ())), "line": verb.line,
+            "facts": facts._replace(patient_si_marginal_in=si_marginal),
+            **{pool: [_phrase(p) for p in verb[pool]] for pool in ("p_nps", "by_nps")}})
+    return {"language": lex["language"], "phenomenon": phenomenon, "path": str(path), "noun_info": nouns,
+            "verbs": out_verbs, "verbs_by_lemma": {v["lemma"]: v for v in out_verbs},
+            "by_place": frozenset(lex.get("by_place", ())), "agent_oriented": frozenset(lex.get("agent_oriented", ()))}
+
+
+def _phrase(item: str | Entry) -> Phrase:
+    return Phrase(item, frozenset()) if isinstance(item, str) else Phrase(item["text"], frozenset(item["not_with"]))
 
 
 def _naming_the_verb(err: LexiconError, lex: Entry) -> LexiconError:
