@@ -517,11 +517,31 @@ def test_lexicon_schema_errors_name_file_line_and_entry(tmp_path):
             change(data)
             return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
         return _broken(tmp_path, apply, name)
-    assert "missing field 'forms'" in str(edit(lambda d: d["verbs"][2].pop("forms")))
+    assert "verb 'blacken' (verbs.2.forms): missing key" in str(edit(lambda d: d["verbs"][2].pop("forms")))
     assert "'flibbertigibbet' has no entry" in str(edit(lambda d: d["verbs"][0]["agents"].append("flibbertigibbet")))
     assert "unknown frame 'yesterday'" in str(edit(lambda d: d["verbs"][0].update(not_with=["yesterday"])))
     assert "must be the masculine singular" in str(
         edit(lambda d: d["verbs"][0]["forms"].update(participio="rotta"), "it_cos.yaml"))
+
+
+@pytest.mark.parametrize("old, new, at, message", [
+    # a wrong type, an unknown key, too few entries (the schema); a noun that is not in 'nouns' (after it)
+    ("    agents: [baker, bakers, chef, pastry chef]", "    agents: baker", "    agents: baker",
+     "verb 'bake' (verbs.0.agents): Input should be a valid tuple"),
+    ("    themes: [bread, cake, cookies, pie, loaves]", "    themes: [bread, cake, cookies, pie, loaves]\n    objects: [pie]",
+     "    objects: [pie]", "verb 'bake' (verbs.0.objects): unknown key; this section takes: lemma, forms, agents, themes"),
+    ("    by_nps: [by noon, by lunchtime,\n             by dawn]", "    by_nps: [by noon]", "    by_nps: [by noon]",
+     "verb 'bake' (verbs.0.by_nps): Tuple should have at least 2 items after validation, not 1"),
+    ("    agents: [baker, bakers, chef, pastry chef]", "    agents: [baker, bakers, chef, pastry cook]", "  - lemma: bake",
+     "verb 'bake': agent 'pastry cook' has no entry under 'nouns'"),
+])
+def test_a_malformed_lexicon_is_one_located_line(tmp_path, old, new, at, message):
+    """The schema states shapes, types, keys and sizes; check() the cross-references: either way one line
+    ``file:line: entry: reason`` at the offending line, never a traceback."""
+    err = _broken(tmp_path, lambda text: text.replace(old, new, 1), "en_cos.yaml")
+    text = (tmp_path / "en_cos.yaml").read_text(encoding="utf-8")
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row == at)
+    assert str(err).startswith(f"{tmp_path / 'en_cos.yaml'}:{line}: {message}") and "\n" not in str(err)
 
 
 def test_landmark_themes_and_natural_forces_in_a_by_phrase_make_no_claim():

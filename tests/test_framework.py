@@ -2,6 +2,7 @@
 generator bugs and dead workers, and a new phenomenon picked up from its package alone."""
 
 import os
+import random
 import shutil
 import signal
 import sys
@@ -222,6 +223,13 @@ def test_planners_and_checks_share_one_definition_of_the_lexical_types():
     assert context.fits(shared[2:], last=True) == lexical_types.type_ii_planned_ok(shared)
     disjoint = [frozenset({"a"}), frozenset({"b"})]
     assert lexical_types.context_ok("III", disjoint, 0.3) and not lexical_types.context_ok("II", disjoint, 0.3)
+    rng = random.Random(5)   # the type I and III planners' contexts accept exactly what the checks accept
+    for lexical_type in ("I", "III"):
+        for _ in range(200):
+            sentences = [frozenset(rng.sample("abcdefgh", rng.randint(1, 3))) for _ in range(rng.randint(2, 5))]
+            context = contexts.CONTEXTS[lexical_type](0.3)
+            context.add(sentences[:1])
+            assert context.fits(sentences[1:]) == lexical_types.context_ok(lexical_type, sentences, 0.3)
 
 
 def test_a_duplicate_instance_is_a_generator_bug(monkeypatch):

@@ -1,16 +1,15 @@
-"""Lexical-type constraints on the context, checked incrementally while a plan is drawn.
+"""Lexical-type constraints on the context, checked while a plan is drawn.
 
 They work on content stems (``builders.morphology.content_stems``) and apply the definitions of
-``builders.lexical_types`` sentence by sentence; the record checks test every finished context again.
+``builders.lexical_types`` to the sentences chosen so far and the candidates; the record checks test every
+finished context again. The classes only hold the planner's state (the stems so far, type III's used words).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
-from builders.lexical_types import jaccard, type_ii_planned_ok
-
+from builders.lexical_types import type_i_ok, type_ii_planned_ok, type_iii_ok
 
 
 class Context:
@@ -34,9 +33,7 @@ class TypeIContext(Context):
     """Type I: every pair of sentences shares enough content words (``type_i_min_jaccard``)."""
 
     def fits(self, stems, last=False):
-        low = self.type_i_min_jaccard
-        return all(jaccard(a, b) >= low for a, b in itertools.combinations(stems, 2)) and all(
-            jaccard(a, b) >= low for a in stems for b in self.stems)
+        return type_i_ok(self.stems + list(stems), self.type_i_min_jaccard)
 
 
 class TypeIIContext(Context):
@@ -58,12 +55,7 @@ class TypeIIIContext(Context):
         self.used: set[str] = set()
 
     def fits(self, stems, last=False):
-        seen = set(self.used)
-        for one in stems:
-            if not one.isdisjoint(seen):
-                return False
-            seen |= one
-        return True
+        return type_iii_ok(self.stems + list(stems))
 
     def add(self, stems):
         super().add(stems)

@@ -1,4 +1,5 @@
-"""Loading and checking a COS/OD lexicon (schema and facts: LEXICON.md beside this file).
+"""Loading and checking a COS/OD lexicon: its schema (pydantic, LEXICON.md beside this file) and the
+cross-references a schema cannot state.
 
 One file per language and verb class: ``lexicons/<lang>_<cos|od>.yaml``. Besides the words, a verb
 entry states the facts the rule judges read (builders/README.md, class policy): what its
@@ -9,16 +10,21 @@ the roles can be swapped; ``by_place`` lists the nouns whose by/da-phrase reads 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
+
+from pydantic import AfterValidator, BeforeValidator, Field, create_model, field_validator, model_validator
 
 from builders.cos_od import verbs
-from builders.lexicon import Checker, Entry, LexiconError, load_yaml
+from builders.lexicon import Checker, Entry, LexiconError, check_schema, load_yaml
+from builders.template import Strict
 
 HERE = Path(__file__).parent
 MIN_VERBS = 10
 MIN_POOL = {"agents": 3, "themes": 3, "p_nps": 3, "by_nps": 2}
 SLOT_POOLS = {"agent": "agents", "theme": "themes", "pnp": "p_nps", "bynp": "by_nps"}
+MIN_FRAMES_LEFT = 5   # what a not_with must leave: 4 pairs + the balanced set's other frame
 
 READINGS = ("none", "undergoer", "doer", "marginal")   # the other argument as intransitive subject
 # fact -> (verb classes and languages it applies to, allowed values, default: None = required)
@@ -69,6 +75,153 @@ class VerbFacts(NamedTuple):
     patient_si_marginal_in: frozenset[str] = frozenset()   # it OD, lexicon-wide: frames of a marginal si passivante
 
 
+# --- the schema -----------------------------------------------------------------------------------------
+
+def _nonblank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("is empty")
+    return text
+
+
+def _unique(items: tuple) -> tuple:
+    texts = [getattr(item, "text", item) for item in items]
+    duplicates = sorted({t for t in texts if texts.count(t) > 1})
+    if duplicates:
+        raise ValueError(f"repeats {', '.join(duplicates)}")
+    return items
+
+
+Word = Annotated[str, AfterValidator(_nonblank)]
+Words = Annotated[tuple[Word, ...], AfterValidator(_unique)]
+
+
+def _pool(minimum: int) -> Any:
+    return Annotated[tuple[Word, ...], Field(min_length=minimum), AfterValidator(_unique)]
+
+
+class Numbers(Strict):
+    sg: Words = ()
+    pl: Words = ()
+
+
+def _fact(key: str, allowed: tuple[str, ...]):
+    """``fact: {value: example sentence}``: the value, one of ``allowed``, with an example that shows it (the
+    example documents the judgement and is spell-checked with the rest of the lexicon)."""
+    def parse(node: Any) -> str:
+        if not (isinstance(node, Mapping) and len(node) == 1):
+            raise ValueError(f"fact {key!r} must be {{value: example sentence}}, e.g. {{{allowed[0]}: ...}}")
+        (value, example), = node.items()
+        if not isinstance(value, str) or value not in allowed:
+            hint = " (YAML reads a bare no/yes as false/true: write none)" if isinstance(value, bool) else ""
+            raise ValueError(f"fact {key!r} is {value!r}; expected one of {', '.join(allowed)}{hint}")
+        if not isinstance(example, str) or not example.strip():
+            raise ValueError(f"fact {key!r}: give an example sentence that shows it")
+        return value
+    return Annotated[str, BeforeValidator(parse)]
+
+
+def _not_applicable(reason: str):
+    """A key the schema knows but this language and verb class do not take."""
+    def refuse(_: Any) -> None:
+        raise ValueError(reason)
+    return Annotated[Any, BeforeValidator(refuse)]
+
+
+@functools.cache
+def schema(language: str, phenomenon: str) -> type[Strict]:
+    """The lexicon's model for one language (its verb forms, frames, noun genders) and verb class (its facts)."""
+    morph = verbs.module(language)
+
+    def known_frame(frame: str) -> str:
+        if frame not in morph.FRAMES:
+            raise ValueError(f"unknown frame {frame!r}; known: {', '.join(morph.FRAMES)}")
+        return frame
+
+    def leaves_enough(not_with: tuple) -> tuple:
+        if len(morph.FRAMES) - len(not_with) < MIN_FRAMES_LEFT:
+            raise ValueError("not_with leaves fewer than 5 frames (4 pairs + the balanced set's other frame)")
+        return not_with
+
+    frame = Annotated[str, AfterValidator(known_frame)]
+    frames = Annotated[tuple[frame, ...], Field(min_length=1), AfterValidator(_unique)]
+    restricted = Annotated[frames, AfterValidator(leaves_enough)]
+
+    def sg_pl(forms: tuple) -> tuple:
+        if len(forms) != 2:
+            raise ValueError("must list the 3rd person singular and plural")
+        return forms
+
+    def masculine_singular(participle: str) -> str:
+        if not participle.endswith("o"):
+            raise ValueError(f"participio {participle!r} must be the masculine singular (-o)")
+        return participle
+
+    person = Annotated[tuple[Word, ...], AfterValidator(sg_pl)]
+    form_types = {name: (person if name in morph.PERSON_FORMS else Word, ...) for name in morph.FORM_FIELDS}
+    if language == "it":
+        form_types["participio"] = (Annotated[Word, AfterValidator(masculine_singular)], ...)
+    forms = create_model("Forms", __base__=Strict, **form_types)
+
+    def short_form(cls, value: Any) -> Any:
+        """A phrase is a string, or ``{text, not_with}`` for one that does not go with some frames."""
+        if isinstance(value, str):
+            return {"text": value}
+        if isinstance(value, Mapping) and "not_with" not in value:
+            raise ValueError("a phrase written as a mapping needs not_with: [frames]; else write it as a string")
+        return value
+
+    phrase = create_model("Phrase", __base__=Strict, text=(Word, ...), not_with=(restricted, ()),
+                          __validators__={"_short_form": model_validator(mode="before")(classmethod(short_form))})
+
+    def applies(fact: str) -> bool:
+        classes, languages, _, _ = FACTS[fact]
+        return phenomenon in classes and language in languages
+
+    # si first: the it COS validator of agent_intransitive reads it
+    facts = {key: (_fact(key, AGENT_SI[phenomenon] if key == "agent_si" else allowed) if applies(key) else
+                   _not_applicable(f"fact {key!r} does not apply to {language} {phenomenon} verbs"), None)
+             for key, (_, _, allowed, _) in sorted(FACTS.items(), key=lambda item: item[0] != "si")}
+
+    def required_facts(verb):
+        for key, (_, _, allowed, default) in FACTS.items():
+            if default is None and applies(key) and key not in verb.model_fields_set:
+                raise ValueError(f"missing fact {key!r}: write {key}: {{{' or '.join(allowed)}: an example sentence}}"
+                                 " (see LEXICON.md)")
+        return verb
+
+    def roles_apart(verb):
+        overlap = set(verb.agents) & set(verb.themes)
+        if overlap:
+            raise ValueError(f"{', '.join(sorted(overlap))} is both agent and theme")
+        return verb
+
+    validators: dict[str, Any] = {"_roles_apart": model_validator(mode="after")(roles_apart),
+                                  "_required_facts": model_validator(mode="after")(required_facts)}
+    if language == "it" and phenomenon == "cos":
+        def bare_needs_optional_si(value, info):
+            if value == "undergoer" and info.data.get("si") not in (None, "optional"):
+                raise ValueError("agent_intransitive: undergoer needs si: optional "
+                                 "(a bare intransitive exists only where si is optional)")
+            return value
+        validators["_bare"] = field_validator("agent_intransitive")(bare_needs_optional_si)
+    verb = create_model("Verb", __base__=Strict, __validators__=validators,
+                        lemma=(Word, ...), forms=(forms, ...), agents=(_pool(MIN_POOL["agents"]), ...),
+                        themes=(_pool(MIN_POOL["themes"]), ...), not_with=(restricted, ()),
+                        **{pool: (Annotated[tuple[phrase, ...], Field(min_length=MIN_POOL[pool]),
+                                            AfterValidator(_unique)], ...) for pool in ("p_nps", "by_nps")},
+                        **facts)
+    nouns = (create_model("Nouns", __base__=Strict, **{g: (Numbers, ...) for g in morph.GENDERS})
+             if morph.GENDERS else Numbers)
+    marginal_in = (frames if applies("patient_si") else _not_applicable(
+        f"applies only where the fact 'patient_si' does, not to {language} {phenomenon}"))
+    return create_model("CosOdLexicon", __base__=Strict, language=(Word, ...),
+                        nouns=(nouns, ...), articles=(dict[Word, Word], {}),
+                        verbs=(tuple[verb, ...], Field(min_length=MIN_VERBS)),
+                        by_place=(Words, ()), agent_oriented=(Words, ()), patient_si_marginal_in=(marginal_in, ()))
+
+
+# --- loading ---------------------------------------------------------------------------------------------
+
 def path_for(language: str, phenomenon: str) -> Path:
     return HERE / "lexicons" / f"{language}_{phenomenon}.yaml"
 
@@ -82,177 +235,87 @@ def load(language: str, phenomenon: str) -> dict:
 
 
 def check(lex: Entry, path: Path) -> dict:
-    """Raise LexiconError (file, line, entry, reason) on the first schema violation; return the
-    realiser's view of the lexicon (``noun_info``, ``verbs``, ``verbs_by_lemma`` with phrases as
-    ``Phrase``, ``not_with`` as a frozenset and the facts as ``VerbFacts``, ``by_place``)."""
+    """The schema, then what it cannot say (the file's language and verb class, nouns that exist and are used,
+    unique lemmas, agent-oriented phrases that are by-NPs), as LexiconError (file, line, entry, reason); return
+    the realiser's view of the lexicon (``_view``)."""
     c = Checker(path)
-    language = c.field(lex, "language", str, "language")
-    stem_language, _, phenomenon = path.stem.partition("_")
-    if language != stem_language:
-        c.fail(lex, "language", f"is {language!r} but the file is named {path.name}")
-    if phenomenon not in ("cos", "od"):
-        c.fail(lex, "file", f"the file name must be <language>_cos.yaml or <language>_od.yaml, not {path.name}")
-    morph = verbs.module(language)
-    nouns = _nouns(c, lex, morph)
-    si_marginal = frozenset(_si_passive_frames(c, lex, phenomenon, language, morph.FRAMES))
-    verbs_ = c.field(lex, "verbs", list, "verbs")
-    if len(verbs_) < MIN_VERBS:
-        c.fail(lex, "verbs", f"needs at least {MIN_VERBS} verbs, has {len(verbs_)}")
-    by_lemma, out_verbs = {}, []
-    for i, verb in enumerate(verbs_):
-        lemma = c.field(verb, "lemma", str, f"verbs[{i}]")
-        entry = f"verb {lemma!r}"
-        if lemma in by_lemma:
+    language, _, phenomenon = path.stem.partition("_")
+    if phenomenon not in ("cos", "od") or language not in verbs.LANGUAGES:
+        c.fail(lex, "file", f"the file name must be <language>_cos.yaml or <language>_od.yaml with a language of "
+                            f"{', '.join(verbs.LANGUAGES)} (builders/cos_od/verbs/), not {path.name}")
+    try:
+        check_schema(lex, path, schema(language, phenomenon))
+    except LexiconError as err:
+        raise _naming_the_verb(err, lex) from None
+    if lex["language"] != language:
+        c.fail(lex, "language", f"is {lex['language']!r} but the file is named {path.name}")
+    nouns = _nouns(c, lex, verbs.module(language).GENDERS)
+    lemmas: set[str] = set()
+    for verb in lex["verbs"]:
+        entry = f"verb {verb['lemma']!r}"
+        if verb["lemma"] in lemmas:
             c.fail(verb, entry, "duplicate lemma")
-        forms = _forms(c, verb, entry, morph, language)
+        lemmas.add(verb["lemma"])
         for pool in ("agents", "themes"):
-            for noun in c.strings(verb, pool, entry, MIN_POOL[pool]):
+            for noun in verb[pool]:
                 if noun not in nouns:
                     c.fail(verb, entry, f"{pool[:-1]} {noun!r} has no entry under 'nouns'")
-        overlap = set(verb["agents"]) & set(verb["themes"])
-        if overlap:
-            c.fail(verb, entry, f"{', '.join(sorted(overlap))} is both agent and theme")
-        view = {"lemma": lemma, "forms": forms, "agents": list(verb["agents"]), "themes": list(verb["themes"]),
-                "not_with": frozenset(_frames(c, verb, entry, morph.FRAMES)), "line": verb.line,
-                "facts": _facts(c, verb, entry, phenomenon, language)._replace(patient_si_marginal_in=si_marginal)}
-        for pool in ("p_nps", "by_nps"):
-            view[pool] = _phrases(c, verb, pool, entry, morph.FRAMES)
-        by_lemma[lemma] = view
-        out_verbs.append(view)
-    used = {n for v in out_verbs for n in (*v["agents"], *v["themes"])}
-    unused = sorted(set(nouns) - used)
+    unused = sorted(set(nouns) - {n for verb in lex["verbs"] for n in (*verb["agents"], *verb["themes"])})
     if unused:
         c.fail(lex["nouns"], "nouns", f"{', '.join(unused)} not used by any verb (a typo?)")
-    by_place = c.strings(lex, "by_place", "by_place", 0) if "by_place" in lex else []
-    for noun in by_place:
+    for noun in lex.get("by_place", ()):
         if noun not in nouns:
             c.fail(lex["by_place"], "by_place", f"{noun!r} is not a noun of 'nouns'")
-    oriented = c.strings(lex, "agent_oriented", "agent_oriented", 0) if "agent_oriented" in lex else []
-    phrases = {p.text for v in out_verbs for p in v["by_nps"]}
-    for phrase in oriented:
-        if phrase not in phrases:
+    by_nps = {_phrase(p).text for verb in lex["verbs"] for p in verb["by_nps"]}
+    for phrase in lex.get("agent_oriented", ()):
+        if phrase not in by_nps:
             c.fail(lex["agent_oriented"], "agent_oriented", f"{phrase!r} is not a by-NP of any verb")
-    return {"language": language, "phenomenon": phenomenon, "path": str(path), "noun_info": nouns,
-            "verbs": out_verbs, "verbs_by_lemma": by_lemma, "by_place": frozenset(by_place),
-            "agent_oriented": frozenset(oriented)}
+    return _view(lex, path, phenomenon, nouns)
 
 
-def _at(node: Entry, key: str) -> Any:
-    """A stand-in node whose line is that of ``key`` in ``node`` (errors point at the fact)."""
-    line = (getattr(node, "key_lines", None) or {}).get(key, getattr(node, "line", None))
-    return type("At", (), {"line": line})()
+def _view(lex: Entry, path: Path, phenomenon: str, nouns: dict[str, Noun]) -> dict:
+    """What the realiser reads: ``noun_info``, ``verbs`` and ``verbs_by_lemma`` (phrases as ``Phrase``,
+    ``not_with`` as a frozenset, the facts as ``VerbFacts``), ``by_place``, ``agent_oriented``."""
+    si_marginal = frozenset(lex.get("patient_si_marginal_in", ()))
+    out_verbs = []
+    for verb in lex["verbs"]:
+        facts = VerbFacts(**{key: next(iter(verb[key])) for key in FACTS if key in verb})
+        out_verbs.append({
+            "lemma": verb["lemma"], "forms": verb["forms"], "agents": list(verb["agents"]),
+            "themes": list(verb["themes"]), "not_with": frozenset(verb.get("not_with", ())), "line": verb.line,
+            "facts": facts._replace(patient_si_marginal_in=si_marginal),
+            **{pool: [_phrase(p) for p in verb[pool]] for pool in ("p_nps", "by_nps")}})
+    return {"language": lex["language"], "phenomenon": phenomenon, "path": str(path), "noun_info": nouns,
+            "verbs": out_verbs, "verbs_by_lemma": {v["lemma"]: v for v in out_verbs},
+            "by_place": frozenset(lex.get("by_place", ())), "agent_oriented": frozenset(lex.get("agent_oriented", ()))}
 
 
-def _si_passive_frames(c: Checker, lex: Entry, phenomenon: str, language: str, frames) -> list[str]:
-    """``patient_si_marginal_in``: the frames in which a *si passivante* with a preverbal definite subject
-    is marginal (perfective pasts: *La statua si è scolpita*), where ``patient_si`` applies (it OD)."""
-    key = "patient_si_marginal_in"
-    if key not in lex:
-        return []
-    classes, languages, _, _ = FACTS["patient_si"]
-    if phenomenon not in classes or language not in languages:
-        c.fail(_at(lex, key), key, f"applies only where the fact 'patient_si' does, not to {language} {phenomenon}")
-    listed = c.strings(lex, key, key)
-    for frame in listed:
-        if frame not in frames:
-            c.fail(_at(lex, key), key, f"unknown frame {frame!r}; known: {', '.join(frames)}")
-    return listed
+def _phrase(item: str | Entry) -> Phrase:
+    return Phrase(item, frozenset()) if isinstance(item, str) else Phrase(item["text"], frozenset(item["not_with"]))
 
 
-def _facts(c: Checker, verb: Entry, entry: str, phenomenon: str, language: str) -> VerbFacts:
-    """The facts of a verb entry, each written ``fact: {value: example sentence}`` (the example shows
-    the fact in the language, and is spell-checked with the rest of the lexicon)."""
-    values = {}
-    for key, (classes, languages, allowed, default) in FACTS.items():
-        applies = phenomenon in classes and language in languages
-        if key not in verb:
-            if applies and default is None:
-                c.fail(verb, entry, f"missing fact {key!r}: write {key}: {{{' or '.join(allowed)}: an example sentence}}"
-                       " (see LEXICON.md)")
-            continue
-        if not applies:
-            c.fail(_at(verb, key), entry, f"fact {key!r} does not apply to {language} {phenomenon} verbs")
-        allowed = AGENT_SI[phenomenon] if key == "agent_si" else allowed
-        node = verb[key]
-        if not (isinstance(node, dict) and len(node) == 1):
-            c.fail(_at(verb, key), entry, f"fact {key!r} must be {{value: example sentence}}, e.g. "
-                   f"{{{allowed[0]}: ...}}")
-        (value, example), = node.items()
-        if not isinstance(value, str) or value not in allowed:
-            c.fail(_at(verb, key), entry, f"fact {key!r} is {value!r}; expected one of {', '.join(allowed)}"
-                   + (" (YAML reads a bare no/yes as false/true: write none)" if isinstance(value, bool) else ""))
-        if not isinstance(example, str) or not example.strip():
-            c.fail(_at(verb, key), entry, f"fact {key!r}: give an example sentence that shows it")
-        values[key] = value
-    facts = VerbFacts(**values)
-    if language == "it" and phenomenon == "cos" and facts.agent_intransitive == "undergoer" and facts.si != "optional":
-        c.fail(_at(verb, "agent_intransitive"), entry, "agent_intransitive: undergoer needs si: optional "
-               "(a bare intransitive exists only where si is optional)")
-    return facts
+def _naming_the_verb(err: LexiconError, lex: Entry) -> LexiconError:
+    """``verbs.3.si`` -> ``verb 'addolcire' (verbs.3.si)``: the entry as the author knows it."""
+    parts = err.entry.split(".")
+    if parts[0] == "verbs" and len(parts) > 1 and parts[1].isdigit():
+        verb = lex["verbs"][int(parts[1])]
+        if isinstance(verb, Mapping) and isinstance(verb.get("lemma"), str):
+            return LexiconError(err.path, err.line, f"verb {verb['lemma']!r} ({err.entry})", err.reason)
+    return err
 
 
-def _forms(c: Checker, verb: Entry, entry: str, morph, language: str) -> dict:
-    forms = c.field(verb, "forms", dict, entry)
-    for name in morph.FORM_FIELDS:
-        if name in morph.PERSON_FORMS:
-            value = c.field(forms, name, list, f"{entry}.forms")
-            if len(value) != 2 or not all(isinstance(v, str) and v.strip() for v in value):
-                c.fail(forms, f"{entry}.forms", f"{name!r} must list the 3rd person singular and plural")
-        else:
-            c.field(forms, name, str, f"{entry}.forms")
-    if language == "it" and not forms["participio"].endswith("o"):
-        c.fail(forms, f"{entry}.forms", f"participio {forms['participio']!r} must be the masculine singular (-o)")
-    return forms
-
-
-def _nouns(c: Checker, lex: Entry, morph) -> dict[str, Noun]:
-    """``nouns: {sg: [...], pl: [...]}`` (en) or ``{m: {sg, pl}, f: {sg, pl}}`` (it)."""
-    table = c.field(lex, "nouns", dict, "nouns")
-    articles = lex.get("articles") or {}
+def _nouns(c: Checker, lex: Entry, genders: tuple[str, ...]) -> dict[str, Noun]:
+    """``nouns: {sg: [...], pl: [...]}`` (en) or ``{m: {sg, pl}, f: {sg, pl}}`` (it): each form once, with its
+    article (``articles``, a noun's own) if any."""
+    table, articles = lex["nouns"], lex.get("articles") or {}
     out: dict[str, Noun] = {}
-    groups = [(g, table.get(g)) for g in morph.GENDERS] if morph.GENDERS else [("", table)]
-    for gender, node in groups:
-        if gender and node is None:
-            c.fail(table, "nouns", f"missing gender {gender!r}")
+    for gender, node in [(g, table[g]) for g in genders] if genders else [("", table)]:
         for number in ("sg", "pl"):
-            where = f"nouns.{gender + '.' if gender else ''}{number}"
-            forms = c.strings(node, number, where, 0) if number in node else []
-            for form in forms:
+            for form in node.get(number, ()):
                 if form in out:
-                    c.fail(node, where, f"{form!r} is listed twice")
+                    c.fail(node, f"nouns.{gender + '.' if gender else ''}{number}", f"{form!r} is listed twice")
                 out[form] = Noun(form, number, gender, articles.get(form))
     for form in articles:
         if form not in out:
             c.fail(lex, "articles", f"{form!r} is not a noun of 'nouns'")
-    return out
-
-
-def _frames(c: Checker, node: Entry, entry: str, frames, required: bool = False) -> list[str]:
-    """A ``not_with`` list: frames the verb or phrase does not go with (must leave enough to use)."""
-    if "not_with" not in node and not required:
-        return []
-    not_with = c.strings(node, "not_with", entry)
-    for frame in not_with:
-        if frame not in frames:
-            c.fail(node, entry, f"unknown frame {frame!r} in not_with; known: {', '.join(frames)}")
-    if len(frames) - len(not_with) < 5:
-        c.fail(node, entry, "not_with leaves fewer than 5 frames (4 pairs + the balanced set's other frame)")
-    return not_with
-
-
-def _phrases(c: Checker, verb: Entry, pool: str, entry: str, frames) -> list[Phrase]:
-    items = c.field(verb, pool, list, entry)
-    if len(items) < MIN_POOL[pool]:
-        c.fail(verb, entry, f"{pool!r} needs at least {MIN_POOL[pool]} items, has {len(items)}")
-    out = []
-    for item in items:
-        if isinstance(item, str):
-            out.append(Phrase(item, frozenset()))
-            continue
-        text = c.field(item, "text", str, f"{entry}.{pool}")
-        out.append(Phrase(text, frozenset(_frames(c, item, f"{entry}.{pool} {text!r}", frames, required=True))))
-    texts = [p.text for p in out]
-    duplicates = sorted({t for t in texts if texts.count(t) > 1})
-    if duplicates:
-        c.fail(verb, entry, f"{pool!r} repeats {', '.join(duplicates)}")
     return out
