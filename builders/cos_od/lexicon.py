@@ -17,6 +17,7 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import AfterValidator, BeforeValidator, Field, create_model, field_validator, model_validator
 
 from builders.cos_od import verbs
+from builders.errors import InputError
 from builders.lexicon import Checker, Entry, LexiconError, check_schema, load_yaml
 from builders.template import Strict
 
@@ -79,7 +80,7 @@ class VerbFacts(NamedTuple):
 
 def _nonblank(text: str) -> str:
     if not text.strip():
-        raise ValueError("is empty")
+        raise InputError("is empty")
     return text
 
 
@@ -87,7 +88,7 @@ def _unique(items: tuple) -> tuple:
     texts = [getattr(item, "text", item) for item in items]
     duplicates = sorted({t for t in texts if texts.count(t) > 1})
     if duplicates:
-        raise ValueError(f"repeats {', '.join(duplicates)}")
+        raise InputError(f"repeats {', '.join(duplicates)}")
     return items
 
 
@@ -109,13 +110,13 @@ def _fact(key: str, allowed: tuple[str, ...]):
     example documents the judgement and is spell-checked with the rest of the lexicon)."""
     def parse(node: Any) -> str:
         if not (isinstance(node, Mapping) and len(node) == 1):
-            raise ValueError(f"fact {key!r} must be {{value: example sentence}}, e.g. {{{allowed[0]}: ...}}")
+            raise InputError(f"fact {key!r} must be {{value: example sentence}}, e.g. {{{allowed[0]}: ...}}")
         (value, example), = node.items()
         if not isinstance(value, str) or value not in allowed:
             hint = " (YAML reads a bare no/yes as false/true: write none)" if isinstance(value, bool) else ""
-            raise ValueError(f"fact {key!r} is {value!r}; expected one of {', '.join(allowed)}{hint}")
+            raise InputError(f"fact {key!r} is {value!r}; expected one of {', '.join(allowed)}{hint}")
         if not isinstance(example, str) or not example.strip():
-            raise ValueError(f"fact {key!r}: give an example sentence that shows it")
+            raise InputError(f"fact {key!r}: give an example sentence that shows it")
         return value
     return Annotated[str, BeforeValidator(parse)]
 
@@ -123,7 +124,7 @@ def _fact(key: str, allowed: tuple[str, ...]):
 def _not_applicable(reason: str):
     """A key the schema knows but this language and verb class do not take."""
     def refuse(_: Any) -> None:
-        raise ValueError(reason)
+        raise InputError(reason)
     return Annotated[Any, BeforeValidator(refuse)]
 
 
@@ -134,12 +135,12 @@ def schema(language: str, phenomenon: str) -> type[Strict]:
 
     def known_frame(frame: str) -> str:
         if frame not in morph.FRAMES:
-            raise ValueError(f"unknown frame {frame!r}; known: {', '.join(morph.FRAMES)}")
+            raise InputError(f"unknown frame {frame!r}; known: {', '.join(morph.FRAMES)}")
         return frame
 
     def leaves_enough(not_with: tuple) -> tuple:
         if len(morph.FRAMES) - len(not_with) < MIN_FRAMES_LEFT:
-            raise ValueError("not_with leaves fewer than 5 frames (4 pairs + the balanced set's other frame)")
+            raise InputError("not_with leaves fewer than 5 frames (4 pairs + the balanced set's other frame)")
         return not_with
 
     frame = Annotated[str, AfterValidator(known_frame)]
@@ -148,12 +149,12 @@ def schema(language: str, phenomenon: str) -> type[Strict]:
 
     def sg_pl(forms: tuple) -> tuple:
         if len(forms) != 2:
-            raise ValueError("must list the 3rd person singular and plural")
+            raise InputError("must list the 3rd person singular and plural")
         return forms
 
     def masculine_singular(participle: str) -> str:
         if not participle.endswith("o"):
-            raise ValueError(f"participio {participle!r} must be the masculine singular (-o)")
+            raise InputError(f"participio {participle!r} must be the masculine singular (-o)")
         return participle
 
     person = Annotated[tuple[Word, ...], AfterValidator(sg_pl)]
@@ -167,7 +168,7 @@ def schema(language: str, phenomenon: str) -> type[Strict]:
         if isinstance(value, str):
             return {"text": value}
         if isinstance(value, Mapping) and "not_with" not in value:
-            raise ValueError("a phrase written as a mapping needs not_with: [frames]; else write it as a string")
+            raise InputError("a phrase written as a mapping needs not_with: [frames]; else write it as a string")
         return value
 
     phrase = create_model("Phrase", __base__=Strict, text=(Word, ...), not_with=(restricted, ()),
@@ -185,14 +186,14 @@ def schema(language: str, phenomenon: str) -> type[Strict]:
     def required_facts(verb):
         for key, (_, _, allowed, default) in FACTS.items():
             if default is None and applies(key) and key not in verb.model_fields_set:
-                raise ValueError(f"missing fact {key!r}: write {key}: {{{' or '.join(allowed)}: an example sentence}}"
+                raise InputError(f"missing fact {key!r}: write {key}: {{{' or '.join(allowed)}: an example sentence}}"
                                  " (see LEXICON.md)")
         return verb
 
     def roles_apart(verb):
         overlap = set(verb.agents) & set(verb.themes)
         if overlap:
-            raise ValueError(f"{', '.join(sorted(overlap))} is both agent and theme")
+            raise InputError(f"{', '.join(sorted(overlap))} is both agent and theme")
         return verb
 
     validators: dict[str, Any] = {"_roles_apart": model_validator(mode="after")(roles_apart),
@@ -200,7 +201,7 @@ def schema(language: str, phenomenon: str) -> type[Strict]:
     if language == "it" and phenomenon == "cos":
         def bare_needs_optional_si(value, info):
             if value == "undergoer" and info.data.get("si") not in (None, "optional"):
-                raise ValueError("agent_intransitive: undergoer needs si: optional "
+                raise InputError("agent_intransitive: undergoer needs si: optional "
                                  "(a bare intransitive exists only where si is optional)")
             return value
         validators["_bare"] = field_validator("agent_intransitive")(bare_needs_optional_si)
