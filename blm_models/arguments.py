@@ -67,7 +67,8 @@ class DataArguments:
     )
     test_dataset_path: str | None = field(default=None, metadata={"help": "test on this folder's (or repo's) test split"})
     dataset_size: int | None = field(
-        default=None, metadata={"help": "generated configs: instances per config, train + test (default: the "
+        default=None, metadata={"aliases": ["--size"],  # the name `blm generate` uses
+                                "help": "generated configs: instances per config, train + test (default: the "
                                 "paper's size; `blm generate --size`)"})
     dataset_seed: int = field(
         default=42, metadata={"help": "generated configs: the generation seed (`blm generate --seed`)"})

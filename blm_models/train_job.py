@@ -7,6 +7,7 @@ is one line on stderr and exit status 2 (`BLM_DEBUG=1` shows the traceback); `ru
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import platform
@@ -75,6 +76,10 @@ def load_checked_splits(config: str | None, path: str | None, flag_prefix: str =
         raise
     except (ValueError, OSError, KeyError) as error:  # the loader's own message says what is wrong
         message = " ".join(str(error).split()) or type(error).__name__
+        message = message.replace("--size ", "--dataset_size ")  # train.py's name for it
+        if isinstance(error, OSError) and error.errno == errno.EROFS:
+            message += ("; the datasets cache is read-only: point HF_DATASETS_CACHE (or HF_HOME) at a writable "
+                        "folder, or read the data from an export with --dataset_path")
         raise DataError(f"{flag}: {message}" if config or path else message) from error
     except IndexError as error:  # datasets fails this way on a saved split with no rows (0 shards)
         raise DataError(f"{flag}: cannot be loaded (IndexError: {error}); check that it holds 'train' and 'test' "

@@ -97,3 +97,14 @@ def test_a_full_disk_without_a_file_name_names_the_commands_output(tmp_path, mon
     assert main(["export", "agr_en_typeI", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No space left" in err and f"writing {out}" in err and ": ?" not in err
+
+
+def test_a_read_only_datasets_cache_says_what_to_point_elsewhere(monkeypatch):
+    from blm_models import train_job
+    from blm_models.errors import DataError
+
+    def read_only(*_args, **_kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", "/ro/ds")
+    monkeypatch.setattr(train_job, "load_splits", read_only)
+    with pytest.raises(DataError, match=r"--dataset_config agr_en_typeI: .*Read-only.*HF_DATASETS_CACHE"):
+        train_job.load_checked_splits("agr_en_typeI", None, size=40)

@@ -159,3 +159,18 @@ def test_the_split_that_allows_the_smaller_total_is_the_one_named(monkeypatch):
     sizes = SplitShares(n_lemmas, n_test, 0).sizes(fit)
     assert sizes["test"] <= 10 * n_test ** 2 and sizes["train"] <= 10 * (n_lemmas - n_test) ** 2
     assert SplitShares(n_lemmas, n_test, 0).sizes(fit + 1)["test"] > 10 * n_test ** 2
+
+
+def test_train_py_names_its_own_size_flag_and_takes_blm_s(monkeypatch):
+    """train.py's refusal names --dataset_size (its flag), and it takes `blm generate`'s --size too."""
+    from blm_models.arguments import parse_arguments
+    from blm_models.errors import DataError
+    from blm_models.train_job import load_checked_splits
+
+    monkeypatch.setattr(memory_bound, "available_bytes", lambda: memory_bound.RESERVE + 1000 * memory_bound.PER_INSTANCE)
+    with pytest.raises(DataError, match=r"--dataset_config agr_en_typeII: .*--dataset_size 5000 needs about .*"
+                                        r"\(--dataset_size 1000\)") as error:
+        load_checked_splits("agr_en_typeII", None, size=5000)
+    assert "--size" not in str(error.value)
+    data_args = parse_arguments(["--dataset_config", "agr_en_typeI", "--size", "40", "--output_dir", "x"])[0]
+    assert data_args.dataset_size == 40
