@@ -15,9 +15,10 @@ from pathlib import Path
 import jinja2
 
 from blm_datasets.sources import load_source
-from blm_models.predictions import PREDICTIONS_FILE
 from builders.atomic import atomic_write_text
 from builders.errors import InputError
+
+PREDICTIONS_FILE = "predictions_test.jsonl"  # what train.py writes (blm_models.predictions; importing it loads torch)
 
 SITE_TEMPLATES = Path(__file__).with_name("browse_site")
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")

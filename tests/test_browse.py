@@ -297,3 +297,15 @@ def test_the_page_filters_and_overlays_the_picks_in_a_real_browser(site, splits,
         assert shot.startswith(b"\x89PNG") and len(shot) > 10_000
     finally:
         browser.close()
+
+
+def test_browse_reads_the_file_train_py_writes_without_importing_torch():
+    import subprocess
+    import sys
+
+    from blm_eval import browse
+
+    assert browse.PREDICTIONS_FILE == PREDICTIONS_FILE   # blm_models.predictions writes it
+    loaded = subprocess.run([sys.executable, "-c", "import sys, blm_eval.browse; print('torch' in sys.modules)"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "False"  # `blm list` registers browse: it must stay light
