@@ -87,7 +87,7 @@ def test_the_bound_grows_with_the_lexicon_and_counts_each_sentences_choices():
     _, _, without_one = _bound("agr_en_typeII", seeds[1:])
     import math
 
-    share = len(gen.variants_) * sum(
+    share = len(gen.sequence_variants) * sum(
         math.prod(sum(len(gen._pool(seeds[0], slot)) for slot in gen._visible_slots(i, clause)) for i in range(8))
         for clause in gen.clauses)
     assert whole - without_one == share > 0

@@ -153,7 +153,7 @@ def test_balanced_answers_are_the_full_crossing(example):
 def test_a_size_the_lexicon_cannot_fill_names_the_total_asked_and_possible():
     spec = registry.get_spec("agr_en_typeI")
     gen = registry.generator("agr", "en")
-    per_seed = len(gen.variants_) * len(gen.clauses)   # type I: every seed x sequence variant x clause type
+    per_seed = len(gen.sequence_variants) * len(gen.clauses)   # type I: every seed x sequence variant x clause type
     capacity = per_seed * len(gen.lemmas(spec))
     with pytest.raises(ImpossibleSize) as err:
         generate(spec, Options(size=capacity + 1), progress=False)

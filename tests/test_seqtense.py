@@ -32,7 +32,7 @@ def test_default_size_is_a_few_hundred():
 
 def _paper_variant(generator):
     """Appendix 11.1: unreal then future, Sg first, M first, simple first, attractor in half 2."""
-    return next(i for i, v in enumerate(generator.variants_)
+    return next(i for i, v in enumerate(generator.sequence_variants)
                 if v.periods == ("unreal", "future") and v.number_start == "sg" and v.gender_start == "m"
                 and v.aspect_start == "simple" and v.attractor_half == 1)
 
@@ -182,7 +182,7 @@ def test_grammar_corruptions(mixture):
 
 
 def test_attractor_never_agrees_in_number_with_the_subject(mixture):
-    for variant in mixture.variants_:
+    for variant in mixture.sequence_variants:
         for step in variant.steps():
             if step.attractor:
                 assert step.attractor[0] != step.num

@@ -46,7 +46,7 @@ class AgrGenerator(ContextPlanner):
         super().__init__(language)
         self.lex = lexicon.load(language)
         seq = self.template.sequence
-        self.variants_ = rules.variants(seq.subject_start, seq.n1_pattern, seq.n2_pattern)
+        self.sequence_variants = rules.variants(seq.subject_start, seq.n1_pattern, seq.n2_pattern)
         self.clauses = self.template.clause_types
         self.seed_index = {s["id"]: i for i, s in enumerate(self.lex["seeds"])}
         self.realiser = Realiser(self.lex)
@@ -115,7 +115,7 @@ class AgrGenerator(ContextPlanner):
     def plan(self, spec: ConfigSpec, lemmas: Sequence[str], n: int, rng: random.Random) -> list[Hashable]:
         lemmas = sorted(lemmas)
         if spec.lexical_type == "I":
-            space = ProductSpace.of((len(lemmas), len(self.variants_), len(self.clauses)))
+            space = ProductSpace.of((len(lemmas), len(self.sequence_variants), len(self.clauses)))
             return [(self.clauses[c], v, lemmas[s]) for _, (s, v, c) in space.sample(n, rng, spec.name)]
         return self.plan_contexts(spec, lemmas, n, rng)
 
@@ -147,7 +147,7 @@ class AgrGenerator(ContextPlanner):
             total += math.prod(frames * sum(len(self._pool(seed, slot)) for seed in lemmas
                                             for slot in ("subject", "attractor1") + (("attractor2",) if i >= 4 else ()))
                                for i in range(8))
-        return total * len(self.variants_)
+        return total * len(self.sequence_variants)
 
     def _visible_slots(self, i: int, clause: str) -> tuple[str, ...]:
         """The words sentence ``i`` shows (the one-attractor half hides attractor 2; the answer
@@ -175,7 +175,7 @@ class AgrGenerator(ContextPlanner):
 
     def draw_finish(self, spec: ConfigSpec, state, choices: list, rng: random.Random) -> Hashable:
         """Type II: one seed, each sentence swapping one word it shows; type III: eight seeds, one per sentence."""
-        variant = rng.randrange(len(self.variants_))
+        variant = rng.randrange(len(self.sequence_variants))
         if spec.lexical_type == "II":
             return self.type2_plan(state[0], variant, state[1], choices)
         return state[0], variant, tuple(choices)
@@ -219,14 +219,14 @@ class AgrGenerator(ContextPlanner):
         else:
             clause, variant, sentences = plan
             materials = tuple(self._material3(*s) for s in sentences)
-        return Matrix(clause, self.variants_[variant].steps(), materials, materials[ANSWER].seed)
+        return Matrix(clause, self.sequence_variants[variant].steps(), materials, materials[ANSWER].seed)
 
     def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
         return self.realiser(words, step, template)  # cached by the framework (Generator.realised)
 
     def sequences(self):
         for clause in self.clauses:
-            for variant in self.variants_:
+            for variant in self.sequence_variants:
                 yield clause, variant.steps()
 
     def pattern(self, step: rules.Step, template: str) -> str:

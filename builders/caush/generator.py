@@ -80,14 +80,14 @@ class CausHGenerator(Generator):
         self.lex = lexicon.load(language, self.binyanim, self.cells)
         self.roots = self.lex["roots"]
         self.pattern_template = t.pattern
-        self.variant_: str | None = None
+        self.config_variant: str | None = None
         self._natural_key: tuple | None = None
         self.extraction: corpus.Extraction | None = None
 
     # --- options and split ---------------------------------------------------------------------
     def configure(self, spec: ConfigSpec, options) -> None:
         """natural: read the CoNLL-U files of ``options.sources`` (or fetch the UD treebanks)."""
-        self.variant_ = spec.variant
+        self.config_variant = spec.variant
         self.test_lemma_fraction = self.template.test_lemma_fraction[spec.variant]
         if spec.variant != "natural":
             return
@@ -151,7 +151,7 @@ class CausHGenerator(Generator):
         on each side where it has that many (so HUFAL never empties a split; the share asked is
         exceeded only for that), and each side holding one instance's worth of content-disjoint
         sentences where the corpus allows (a small corpus from few documents shares topic words)."""
-        if self.variant_ != "natural":
+        if self.config_variant != "natural":
             return super().split_lemmas(lemmas, n_test, rng)
         groups: dict[str, list[str]] = defaultdict(list)
         for lemma in sorted(lemmas):

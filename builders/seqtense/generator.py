@@ -59,7 +59,7 @@ class _HypotheticalGenerator(Generator):
         tense_table = {k: v.model_dump() for k, v in t.tenses.items()}
         self.tenses = rules.Tenses({k: v.model_dump() for k, v in t.periods.items()}, tense_table,
                                    dict(t.subjunctive), dict(t.conditional))
-        self.variants_ = rules.variants(t.sequence)
+        self.sequence_variants = rules.variants(t.sequence)
         self.with_gender = t.sequence.gender != "aaaa"
         self.with_attractor = bool(t.sequence.attractor_half)
         self.lex = lexicon.load(language)
@@ -106,7 +106,7 @@ class _HypotheticalGenerator(Generator):
         if self.with_attractor:
             return self._plan_with_attractors(spec, lemmas, n, rng)
         plans = []
-        for _, (pair, variant) in ProductSpace.of([len(pairs), len(self.variants_)]).sample(n, rng, spec.name):
+        for _, (pair, variant) in ProductSpace.of([len(pairs), len(self.sequence_variants)]).sample(n, rng, spec.name):
             plans.append((*pairs[pair], variant, 0, 0, 0))
         return plans
 
@@ -120,7 +120,7 @@ class _HypotheticalGenerator(Generator):
             m, fem = self.frame_attractors[f]
             if subjects:
                 pools[f] = (subjects, m, fem)
-                blocks.append((f, [len(subjects), len(self.variants_), self.n_attractors[0], len(m), len(fem)]))
+                blocks.append((f, [len(subjects), len(self.sequence_variants), self.n_attractors[0], len(m), len(fem)]))
         plans = []
         for f, (subject, variant, intro, am, af) in ProductSpace.union(blocks).sample(n, rng, spec.name):
             subjects, m, fem = pools[f]
@@ -129,7 +129,7 @@ class _HypotheticalGenerator(Generator):
 
     def matrix(self, spec: ConfigSpec, plan: Hashable) -> Matrix:
         subject, frame, variant_index, intro, am, af = plan
-        variant = self.variants_[variant_index]
+        variant = self.sequence_variants[variant_index]
         return Matrix(variant.name, tuple(variant.steps()), (Material(subject, frame, intro, am, af),) * 8,
                       subject, facts=rules.Facts(variant, self.pro_drop_ambiguous))
 
@@ -141,7 +141,7 @@ class _HypotheticalGenerator(Generator):
         return self.realiser(material, step)
 
     def sequences(self):
-        for variant in self.variants_:
+        for variant in self.sequence_variants:
             yield variant.name, variant.steps()
 
     def pattern(self, step: rules.Step, template: str) -> str:
