@@ -128,7 +128,7 @@ def plan_splits(spec: ConfigSpec, opts: Options) -> dict[str, list[Hashable]]:
         except ImpossibleSize as err:
             refused.append(_total_error(spec, opts, total, sizes, (split, shares, len(split_lemmas[split])), err))
     if refused:
-        raise min(refused, key=lambda err: err.possible)
+        raise min(refused, key=lambda err: float("inf") if err.possible is None else err.possible)  # None: no count
     for split in ("train", "test"):
         try:
             out[split] = gen.plan(spec, split_lemmas[split], sizes[split], random.Random(f"{opts.seed}:{base}:{split}"))

@@ -93,7 +93,7 @@ def test_every_checkpoint_carries_sha256sums_of_its_files(whole):
     listed = {line.split("  ", 1)[1]: line.split("  ", 1)[0] for line in lines}
     assert set(listed) == {"config.json", "model.safetensors", "optimizer.pt", "scheduler.pt", "rng_state.pth",
                            "trainer_state.json", "training_args.bin", "run_identity.json",
-                           *BUNDLE.values()}  # with the model's code
+                           "tokenizer.json", "tokenizer_config.json", *BUNDLE.values()}  # the model's code, tokenizer
     assert all(hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest for name, digest in listed.items())
     assert inspect_checkpoint(folder).usable and inspect_checkpoint(folder).verified
 

@@ -184,7 +184,7 @@ def test_uploads_leave_out_the_run_record_and_local_state(tmp_path, tiny_encoder
     (tmp_path / "checkpoint-3").mkdir()
     (tmp_path / "checkpoint-3" / "optimizer.pt").write_text("x")
     files = upload_files(tmp_path)
-    assert sorted(files) == sorted(["config.json", "model.safetensors", *BUNDLE.values()])
+    assert sorted(files) == sorted(["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", *BUNDLE.values()])
     config = json.loads(files["config.json"])
     assert config["encoder_name_or_path"] is None and "_name_or_path" not in config["encoder_config"]
     assert config["head"] == "ffnn" and config["encoder_config"]["hidden_size"] == 32
@@ -215,7 +215,8 @@ def test_blm_push_model_uploads_with_the_hub_api(tmp_path, tiny_encoder_dir, cap
         assert main(["push-model", str(tmp_path / "run"), "--repo", "org/solver"]) == 0
     (call,) = api.create_commit.call_args_list
     uploaded = sorted(op.path_in_repo for op in call.kwargs["operations"] if isinstance(op, CommitOperationAdd))
-    assert uploaded == sorted(["README.md", "config.json", "model.safetensors", *BUNDLE.values()])
+    assert uploaded == sorted(["README.md", "config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", 
+                               *BUNDLE.values()])
     assert "pushed" in capsys.readouterr().out
 
 

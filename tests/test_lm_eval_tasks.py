@@ -152,24 +152,24 @@ def test_a_bound_task_refuses_other_data_in_one_line(tmp_path, export_dir, monke
     monkeypatch.delenv(task_utils.ENV_VAR, raising=False)
     digest = protocols.data_digest(load_source(str(export_dir), CONFIG), CONFIG)
     kwargs = {"blm_config": CONFIG, "samples": SAMPLES, "data_digest": digest, "default_path": str(export_dir)}
-    assert len(task_utils.load_blm(**kwargs)["test"]) == SAMPLES
+    assert len(task_utils.load_task_data(**kwargs)["test"]) == SAMPLES
     other = _export(tmp_path / "other", 7)
     with pytest.raises(SystemExit) as refused:
-        task_utils.load_blm(**kwargs, blm_path=str(other), version="x")
+        task_utils.load_task_data(**kwargs, blm_path=str(other), version="x")
     message = str(refused.value.code)
     assert "\n" not in message and f"generated for {digest}" in message and str(other) in message
     monkeypatch.setenv(task_utils.ENV_VAR, str(other))  # the environment variable is checked the same way
     with pytest.raises(SystemExit):
-        task_utils.load_blm(**kwargs)
+        task_utils.load_task_data(**kwargs)
     with pytest.raises(SystemExit) as missing:
-        task_utils.load_blm(CONFIG, blm_path=str(tmp_path / "nowhere"))
+        task_utils.load_task_data(CONFIG, blm_path=str(tmp_path / "nowhere"))
     assert "\n" not in str(missing.value.code) and CONFIG in str(missing.value.code)
 
 
 # ------------------------------------------------------------------------------------- items and prompts
 def test_items_and_prompts_are_those_blm_llm_eval_draws(export_dir):
     splits = load_source(str(export_dir), CONFIG)
-    docs = task_utils.load_blm(CONFIG, prompt_lang="it", shots=1, samples=SAMPLES, item_seed=3,
+    docs = task_utils.load_task_data(CONFIG, prompt_lang="it", shots=1, samples=SAMPLES, item_seed=3,
                                blm_path=str(export_dir))["test"]
     indices = sample_run(len(splits["test"]), SAMPLES, 3)
     assert docs["id"] == [splits["test"][i]["id"] for i in indices]

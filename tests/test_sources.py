@@ -17,7 +17,7 @@ from blm_datasets.sources import (
     source_configs,
     source_kind,
 )
-from blm_eval.lm_eval_tasks.utils import load_blm
+from blm_eval.lm_eval_tasks.utils import TaskDataError, load_task_data
 from blm_models.arguments import DataArguments
 from blm_models.data import MissingSplitError, load_splits
 from builders.generate import Options
@@ -178,9 +178,9 @@ def test_test_config_is_read_from_the_same_export_folder(exported):
 
 
 def test_lm_eval_task_loader_reads_folders_and_lists_configs(exported):
-    assert len(load_blm(A, blm_path=str(exported))["test"]) > 0
-    with pytest.raises(SourceError, match=f"has no config 'agr_it_typeI'; it has: {A}, {B}"):
-        load_blm("agr_it_typeI", default_path=str(exported))
+    assert len(load_task_data(A, blm_path=str(exported))["test"]) > 0
+    with pytest.raises(TaskDataError, match=f"has no config 'agr_it_typeI'; it has: {A}, {B}"):
+        load_task_data("agr_it_typeI", default_path=str(exported))
 
 
 def test_saved_splits_without_rows_are_named(tmp_path):

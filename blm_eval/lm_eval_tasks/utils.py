@@ -28,7 +28,7 @@ class TaskDataError(SystemExit):
     """Stops the harness with one line (no traceback); a Python caller can catch it."""
 
 
-def load_blm(blm_config: str, prompt_lang: str = "en", shots: int = 0, samples: int = 100, item_seed: int = 0,
+def load_task_data(blm_config: str, prompt_lang: str = "en", shots: int = 0, samples: int = 100, item_seed: int = 0,
              data_digest: str | None = None, default_path: str | None = None, blm_path: str | None = None,
              **_metadata: Any) -> datasets.DatasetDict:
     """The task's fixed items (``test``), each with its ``prompt``, from the first data source that is set."""
