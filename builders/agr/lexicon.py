@@ -13,6 +13,7 @@ from pydantic import AfterValidator, Field, StrictBool, create_model, model_vali
 from builders import morphology
 from builders.errors import InputError
 from builders.lexicon import Checker, Entry, LexiconError, check_schema, load_checked
+from builders.lexicon_schema import Text, distinct
 from builders.template import Strict
 
 HERE = Path(__file__).parent
@@ -68,19 +69,6 @@ RELATIONS = {
 HEAD_SLOT = {"attractor1": "subject", "attractor2": "attractor1", "subject_attractor2": "subject"}
 
 
-def _text(value: str) -> str:
-    if not value.strip():
-        raise InputError("is empty")
-    return value
-
-
-def _unique(values: tuple) -> tuple:
-    duplicates = sorted({v for v in values if values.count(v) > 1})
-    if duplicates:
-        raise InputError(f"repeats {', '.join(duplicates)}")
-    return values
-
-
 def _relation(kind: str) -> str:
     if kind in IMPLAUSIBLE:
         raise InputError(f"is {kind!r}: {IMPLAUSIBLE[kind]}; every sentence crosses singular and plural, so rewrite "
@@ -96,13 +84,12 @@ def _relative(text: str) -> str:
     return text
 
 
-Text = Annotated[str, AfterValidator(_text)]
 Relation = Annotated[str, AfterValidator(_relation)]
 
 
 def words(minimum: int, item=Text):
     """A list of distinct non-empty strings, at least ``minimum`` of them."""
-    return Annotated[tuple[item, ...], Field(min_length=minimum), AfterValidator(_unique)]
+    return Annotated[tuple[item, ...], Field(min_length=minimum), AfterValidator(distinct)]
 
 
 class Numbers(Strict):
@@ -167,7 +154,7 @@ class Seed(Strict):
 class AgrLexicon(Strict):
     language: Text
     complementizer: Text
-    possessive_relations: Annotated[tuple[Relation, ...], Field(min_length=1), AfterValidator(_unique)] = None
+    possessive_relations: Annotated[tuple[Relation, ...], Field(min_length=1), AfterValidator(distinct)] = None
     coordination_repeats: words(0)   # prepositions a coordinated attractor 2 repeats
     coordination_shares: words(0)    # prepositions that scope over both conjuncts
     names: words(MIN_POOL)

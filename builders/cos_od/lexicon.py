@@ -19,6 +19,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, create_model, field
 from builders.cos_od import verbs
 from builders.errors import InputError
 from builders.lexicon import Checker, Entry, LexiconError, check_schema, load_yaml
+from builders.lexicon_schema import Text, Words, distinct
 from builders.template import Strict
 
 HERE = Path(__file__).parent
@@ -78,26 +79,10 @@ class VerbFacts(NamedTuple):
 
 # --- the schema -----------------------------------------------------------------------------------------
 
-def _nonblank(text: str) -> str:
-    if not text.strip():
-        raise InputError("is empty")
-    return text
-
-
-def _unique(items: tuple) -> tuple:
-    texts = [getattr(item, "text", item) for item in items]
-    duplicates = sorted({t for t in texts if texts.count(t) > 1})
-    if duplicates:
-        raise InputError(f"repeats {', '.join(duplicates)}")
-    return items
-
-
-Word = Annotated[str, AfterValidator(_nonblank)]
-Words = Annotated[tuple[Word, ...], AfterValidator(_unique)]
 
 
 def _pool(minimum: int) -> Any:
-    return Annotated[tuple[Word, ...], Field(min_length=minimum), AfterValidator(_unique)]
+    return Annotated[tuple[Text, ...], Field(min_length=minimum), AfterValidator(distinct)]
 
 
 class Numbers(Strict):
@@ -144,7 +129,7 @@ def schema(language: str, phenomenon: str) -> type[Strict]:
         return not_with
 
     frame = Annotated[str, AfterValidator(known_frame)]
-    frames = Annotated[tuple[frame, ...], Field(min_length=1), AfterValidator(_unique)]
+    frames = Annotated[tuple[frame, ...], Field(min_length=1), AfterValidator(distinct)]
     restricted = Annotated[frames, AfterValidator(leaves_enough)]
 
     def sg_pl(forms: tuple) -> tuple:
@@ -157,10 +142,10 @@ def schema(language: str, phenomenon: str) -> type[Strict]:
             raise InputError(f"participio {participle!r} must be the masculine singular (-o)")
         return participle
 
-    person = Annotated[tuple[Word, ...], AfterValidator(sg_pl)]
-    form_types = {name: (person if name in morph.PERSON_FORMS else Word, ...) for name in morph.FORM_FIELDS}
+    person = Annotated[tuple[Text, ...], AfterValidator(sg_pl)]
+    form_types = {name: (person if name in morph.PERSON_FORMS else Text, ...) for name in morph.FORM_FIELDS}
     if language == "it":
-        form_types["participio"] = (Annotated[Word, AfterValidator(masculine_singular)], ...)
+        form_types["participio"] = (Annotated[Text, AfterValidator(masculine_singular)], ...)
     forms = create_model("Forms", __base__=Strict, **form_types)
 
     def short_form(cls, value: Any) -> Any:
@@ -171,7 +156,7 @@ def schema(language: str, phenomenon: str) -> type[Strict]:
             raise InputError("a phrase written as a mapping needs not_with: [frames]; else write it as a string")
         return value
 
-    phrase = create_model("Phrase", __base__=Strict, text=(Word, ...), not_with=(restricted, ()),
+    phrase = create_model("Phrase", __base__=Strict, text=(Text, ...), not_with=(restricted, ()),
                           __validators__={"_short_form": model_validator(mode="before")(classmethod(short_form))})
 
     def applies(fact: str) -> bool:
@@ -206,17 +191,17 @@ def schema(language: str, phenomenon: str) -> type[Strict]:
             return value
         validators["_bare"] = field_validator("agent_intransitive")(bare_needs_optional_si)
     verb = create_model("Verb", __base__=Strict, __validators__=validators,
-                        lemma=(Word, ...), forms=(forms, ...), agents=(_pool(MIN_POOL["agents"]), ...),
+                        lemma=(Text, ...), forms=(forms, ...), agents=(_pool(MIN_POOL["agents"]), ...),
                         themes=(_pool(MIN_POOL["themes"]), ...), not_with=(restricted, ()),
                         **{pool: (Annotated[tuple[phrase, ...], Field(min_length=MIN_POOL[pool]),
-                                            AfterValidator(_unique)], ...) for pool in ("p_nps", "by_nps")},
+                                            AfterValidator(distinct)], ...) for pool in ("p_nps", "by_nps")},
                         **facts)
     nouns = (create_model("Nouns", __base__=Strict, **{g: (Numbers, ...) for g in morph.GENDERS})
              if morph.GENDERS else Numbers)
     marginal_in = (frames if applies("patient_si") else _not_applicable(
         f"applies only where the fact 'patient_si' does, not to {language} {phenomenon}"))
-    return create_model("CosOdLexicon", __base__=Strict, language=(Word, ...),
-                        nouns=(nouns, ...), articles=(dict[Word, Word], {}),
+    return create_model("CosOdLexicon", __base__=Strict, language=(Text, ...),
+                        nouns=(nouns, ...), articles=(dict[Text, Text], {}),
                         verbs=(tuple[verb, ...], Field(min_length=MIN_VERBS)),
                         by_place=(Words, ()), agent_oriented=(Words, ()), patient_si_marginal_in=(marginal_in, ()))
 

@@ -8,47 +8,17 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from builders import morphology
 from builders.errors import InputError
 from builders.lexicon import Checker, Entry, check_schema, load_checked, load_yaml
-from builders.template import Strict
+from builders.lexicon_schema import Section, Text, Words
 
 HERE = Path(__file__).parent
 MIN_AGENTS, MIN_VERBS, MIN_PATIENTS = 60, 25, 20
-
-
-def _filled(text: str) -> str:
-    if not text.strip():
-        raise InputError("is empty")
-    return text
-
-
-def _distinct(values: tuple[str, ...]) -> tuple[str, ...]:
-    repeated = sorted({v for v in values if values.count(v) > 1})
-    if repeated:
-        raise InputError(f"repeats {', '.join(repeated)}")
-    return values
-
-
-Text = Annotated[str, AfterValidator(_filled)]
-Words = Annotated[tuple[Text, ...], AfterValidator(_distinct)]
-
-
-class Section(Strict):
-    """A mapping of the lexicon: a key written with no value (``acc_sg:``) is an error, not a key left out."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_nulls(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if item is None and key in cls.model_fields:
-                    raise InputError(f"{key!r} has no value; give one or leave the key out")
-        return value
 
 
 class Article(Section):

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 from builders import morphology
 from builders.errors import InputError
 from builders.lexicon import Checker, LexiconError, check_schema, disjoint_roles, load_yaml
+from builders.lexicon_schema import Text, distinct, filled
 from builders.morphology import en as forms
 from builders.template import Strict
 
@@ -64,26 +65,13 @@ class Lexicon(NamedTuple):
     scenes: tuple[Scene, ...]
 
 
-def _text(value: str) -> str:
-    if not value.strip():
-        raise InputError("is empty")
-    return value
-
-
-def _unique(values: tuple) -> tuple:
-    duplicates = sorted({v for v in values if values.count(v) > 1})
-    if duplicates:
-        raise InputError(f"repeats {', '.join(duplicates)}")
-    return values
-
-
 def _noun_phrase(item: Any) -> Any:
     """A plain string (singular NP) or {pl: ...} (plural NP)."""
     plural = isinstance(item, Mapping) and set(item) == {"pl"}
     text = item["pl"] if plural else item
     if not isinstance(text, str):
         raise InputError(f"{item!r} must be a string (singular) or {{pl: ...}} (plural)")
-    _text(text)
+    filled(text)
     return item
 
 
@@ -93,8 +81,7 @@ def _not_boolean(value: Any) -> Any:
     return value
 
 
-Text = Annotated[str, AfterValidator(_text)]
-Lemmas = Annotated[tuple[Text, ...], AfterValidator(_unique)]
+Lemmas = Annotated[tuple[Text, ...], AfterValidator(distinct)]
 NounPhrases = Annotated[tuple[Annotated[Any, AfterValidator(_noun_phrase)], ...], Field(min_length=MIN_POOL)]
 Preposition = Annotated[Text, BeforeValidator(_not_boolean)]
 

@@ -13,8 +13,8 @@ from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, field_v
 from builders import morphology
 from builders.errors import InputError
 from builders.lexicon import Checker, Entry, check_schema, disjoint_roles, load_checked
+from builders.lexicon_schema import Section, filled
 from builders.sprayload import verbs
-from builders.template import Strict
 
 HERE = Path(__file__).parent
 ROLES = ("agents", "themes", "locations")
@@ -61,12 +61,6 @@ class VerbEntry(NamedTuple):
         return dict(getattr(self, fact))[key]
 
 
-def _filled(text: str) -> str:
-    if not text.strip():
-        raise InputError("is empty")
-    return text
-
-
 def _not_boolean(value: Any) -> Any:
     if isinstance(value, bool):
         raise InputError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
@@ -85,22 +79,9 @@ def _variant(value: str) -> str:
     return value
 
 
-Text = Annotated[str, AfterValidator(_filled)]
-Prep = Annotated[str, BeforeValidator(_not_boolean), AfterValidator(_filled)]
+Text = Annotated[str, AfterValidator(filled)]
+Prep = Annotated[str, BeforeValidator(_not_boolean), AfterValidator(filled)]
 Judgement = Annotated[str, AfterValidator(_judged)]
-
-
-class Section(Strict):
-    """A mapping of the lexicon: a key written with no value (``acc_sg:``) is an error, not a key left out."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_nulls(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if item is None and key in cls.model_fields:
-                    raise InputError(f"{key!r} has no value; give one or leave the key out")
-        return value
 
 
 class Forms(Section):
