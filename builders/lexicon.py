@@ -154,6 +154,14 @@ class Checker:
             self.fail(node, entry, f"field {key!r} is empty")
         return value
 
+    def unique(self, nodes: Iterable[Mapping], key: str, what: str) -> None:
+        """Fail at the first entry whose ``key`` repeats an earlier entry's (``what 'value': duplicate key``)."""
+        seen: set = set()
+        for node in nodes:
+            if node[key] in seen:
+                self.fail(node, f"{what} {node[key]!r}", f"duplicate {key}")
+            seen.add(node[key])
+
     def strings(self, node: Mapping, key: str, entry: str, minimum: int = 1) -> list[str]:
         values = self.field(node, key, list, entry)
         if len(values) < minimum:

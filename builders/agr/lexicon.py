@@ -222,12 +222,10 @@ def check(lex: Entry, path: Path) -> None:
         c.fail(lex["possessive_relations"], "possessive_relations", f"{path.stem} has no prenominal possessive "
                                             f"(morphology.{path.stem}.possessive)")
     coordination = _coordination(c, lex)
-    nouns, seen = lex["nouns"], set()
+    nouns = lex["nouns"]
+    c.unique(lex["seeds"], "id", "seed")
     for seed in lex["seeds"]:
         entry = f"seed {seed['id']!r}"
-        if seed["id"] in seen:
-            c.fail(seed, entry, "duplicate id")
-        seen.add(seed["id"])
         _check_seed(c, seed, entry, nouns, morph, coordination)
 
 

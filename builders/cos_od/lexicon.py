@@ -236,12 +236,9 @@ def check(lex: Entry, path: Path) -> dict:
     if lex["language"] != language:
         c.fail(lex, "language", f"is {lex['language']!r} but the file is named {path.name}")
     nouns = _nouns(c, lex, verbs.module(language).GENDERS)
-    lemmas: set[str] = set()
+    c.unique(lex["verbs"], "lemma", "verb")
     for verb in lex["verbs"]:
         entry = f"verb {verb['lemma']!r}"
-        if verb["lemma"] in lemmas:
-            c.fail(verb, entry, "duplicate lemma")
-        lemmas.add(verb["lemma"])
         for pool in ("agents", "themes"):
             for noun in verb[pool]:
                 if noun not in nouns:

@@ -207,12 +207,9 @@ def check(lex: Entry, path: Path) -> None:
     both = pools["agents"] & pools["patients"]
     if both:
         c.fail(lex["patients"], "patients", f"{', '.join(sorted(both))} is both an agent and a patient")
-    lemmas: set[str] = set()
+    c.unique(lex["verbs"], "lemma", "verb")
     for verb in lex["verbs"]:
         entry = f"verb {verb['lemma']!r}"
-        if verb["lemma"] in lemmas:
-            c.fail(verb, entry, "duplicate lemma")
-        lemmas.add(verb["lemma"])
         unknown = [p for p in verb["patients"] if p not in pools["patients"]]
         if unknown:
             c.fail(verb["patients"], entry, f"patient {unknown[0]!r} has no entry under 'patients'")

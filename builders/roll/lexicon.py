@@ -172,12 +172,10 @@ def check(lex, path: Path) -> Lexicon:
         if lemma in verbs:
             c.fail(entry, f"verb {lemma!r}", "listed twice")
         verbs[lemma] = forms.Verb(lemma, entry["past"], entry["participle"])
-    scenes, seen = [], set()
+    scenes = []
+    c.unique(lex["scenes"], "id", "scene")
     for entry in lex["scenes"]:
         name = f"scene {entry['id']!r}"
-        if entry["id"] in seen:
-            c.fail(entry, name, "duplicate id")
-        seen.add(entry["id"])
         for lemma in entry["verbs"]:
             if lemma not in verbs:
                 c.fail(entry, name, f"verb {lemma!r} is not listed under 'verbs'")

@@ -106,9 +106,7 @@ def check(lex: Entry, path: Path) -> None:
     if lex["language"] != path.stem:
         c.fail(lex, "language", f"is {lex['language']!r} but the file is named {path.name}")
     ids = [subject["id"] for subject in lex["subjects"]]
-    for subject in lex["subjects"]:
-        if ids.count(subject["id"]) > 1:
-            c.fail(subject, f"subject {subject['id']!r}", "duplicate id")
+    c.unique(lex["subjects"], "id", "subject")
     nouns = lex["attractors"]["nouns"]
     genders = {noun["sg"]: noun["gender"] for noun in nouns}
     for gender in ("m", "f"):
