@@ -111,12 +111,12 @@ def plan_splits(spec: ConfigSpec, opts: Options) -> dict[str, list[Hashable]]:
         except ImpossibleSize as err:
             raise _total_error(spec, opts, total, sizes, None, err) from None
         return {"train": plans[sizes["test"]:], "test": plans[:sizes["test"]]}
-    share = opts.test_size or gen.test_lemma_fraction
+    share = opts.test_size or gen.test_fraction(spec)
     if len(lemmas) < 2:
         raise ImpossibleSize(f"{spec.name}: a lemma split needs at least 2 lemmas, the lexicon has {len(lemmas)}")
     n_test_lemmas = min(len(lemmas) - 1, max(gen.min_test_lemmas, round(share * len(lemmas))))
     lemma_rng = random.Random(f"{opts.seed}:{spec.phenomenon}:{spec.language}:lemmas")
-    test_lemmas = gen.split_lemmas(lemmas, n_test_lemmas, lemma_rng)
+    test_lemmas = gen.split_lemmas(spec, lemmas, n_test_lemmas, lemma_rng)
     split_lemmas = {"train": [lemma for lemma in lemmas if lemma not in set(test_lemmas)], "test": test_lemmas}
     shares = SplitShares(len(lemmas), len(test_lemmas), share)
     sizes = shares.sizes(total)

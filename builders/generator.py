@@ -22,6 +22,7 @@ from builders import template as templates
 from builders.answers import Answer, balanced_answers, paper_answers
 from builders.base import LEXICAL_TYPES, Candidate, ConfigSpec, Instance, Matrix, Sentence
 from builders.errors import InputError
+from builders.lexicon import LexiconError
 from builders.rules import RuleBook
 
 # realised sentences kept per generator (cleared when full): enough for every sentence of a type I config and the
@@ -54,7 +55,6 @@ class Generator:
     def __init__(self, language: str):
         self.language = language
         self.template = self.load_template()
-        self.test_lemma_fraction = self.template.test_lemma_fraction
         self._answer_cache: dict = {}
         self._sentence_cache: dict = {}
 
@@ -123,7 +123,18 @@ class Generator:
         """The split units (verbs, seeds …); test lemmas never occur in train by default."""
         raise NotImplementedError
 
-    def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
+    def test_fraction(self, spec: ConfigSpec) -> float:
+        """The share of lemmas held out for test: the template's ``test_lemma_fraction``, or its value for the
+        config's variant."""
+        share = self.template.test_lemma_fraction
+        if not isinstance(share, dict):
+            return share
+        if spec.variant not in share:
+            raise LexiconError(self.template_path(), None, "test_lemma_fraction",
+                               f"has no share for variant {spec.variant!r}; give one per variant")
+        return share[spec.variant]
+
+    def split_lemmas(self, spec: ConfigSpec, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Choose the test lemmas (shared by every lexical type and variant of a language)."""
         order = list(lemmas)
         rng.shuffle(order)

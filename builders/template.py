@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -48,6 +48,9 @@ class RuleRef(Strict):
 
     def key(self) -> tuple:
         return self.name, tuple(sorted((k, repr(v)) for k, v in self.params.items()))
+
+
+Fraction = Annotated[float, Field(gt=0, lt=1)]
 
 
 class CandidateDecl(Strict):
@@ -95,7 +98,8 @@ class TemplateBase(Strict):
     description: str = ""
     context_size: int = Field(ge=2)
     sizes: dict[LexicalType, int]
-    test_lemma_fraction: float = Field(gt=0, lt=1)
+    # the share of lemmas held out for test: one, or one per config variant (CausH: natural, synthetic)
+    test_lemma_fraction: Fraction | dict[str, Fraction]
     type_i_min_jaccard: float = Field(default=0.3, ge=0, le=1)
     # type II/III: well-formed candidates with the gold's frame that are nevertheless not a second answer,
     # because a filler takes another role there ("LABEL" or "TEMPLATE:LABEL" -> why); builders/checks.py

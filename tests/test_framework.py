@@ -372,3 +372,15 @@ def test_a_refilling_rule_is_a_second_answer_only_where_the_context_hides_the_fi
         ("Correct", "CORRECT"), ("TENSE", "SEQUENCE"), ("I-INT+TENSE", "SEQUENCE")]   # another tense: not the gold
     assert labels("none", "III") == [("Correct", "CORRECT"), ("I-INT", "GRAMMAR"), ("TENSE", "SEQUENCE"),
                                      ("I-INT+TENSE", "GRAMMAR")]
+
+
+def test_the_test_share_is_one_or_one_per_config_variant(monkeypatch):
+    from builders.lexicon import LexiconError
+
+    gen = registry.generator("caush", "he")
+    spec = registry.get_spec("caush_he_synthetic_typeIII")
+    assert gen.test_fraction(spec) == 0.2 and gen.test_fraction(registry.get_spec("caush_he_natural_typeIII")) == 0.1
+    assert registry.generator("agr", "en").test_fraction(registry.get_spec("agr_en_typeI")) == 0.2
+    monkeypatch.setattr(gen, "template", gen.template.model_copy(update={"test_lemma_fraction": {"natural": 0.1}}))
+    with pytest.raises(LexiconError, match="test_lemma_fraction: has no share for variant 'synthetic'"):
+        gen.test_fraction(spec)

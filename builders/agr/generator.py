@@ -56,7 +56,7 @@ class AgrGenerator(ContextPlanner):
     def lemmas(self, spec: ConfigSpec) -> list[str]:
         return [s["id"] for s in self.lex["seeds"]]
 
-    def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
+    def split_lemmas(self, spec: ConfigSpec, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test seeds that share no content word, so type III test instances exist."""
         return disjoint_lemmas(lemmas, n_test, rng, lambda seed: self._stems(self.base_material(seed)))
 

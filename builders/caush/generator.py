@@ -54,7 +54,6 @@ class CausHTemplate(Template):
     binyanim: tuple[str, ...]
     columns: dict[str, tuple[str, ...]]
     pattern: str
-    test_lemma_fraction: dict[str, float]   # per variant (natural, synthetic)
     natural: NaturalSection
     synthetic: SyntheticSection
 
@@ -80,15 +79,12 @@ class CausHGenerator(Generator):
         self.lex = lexicon.load(language, self.binyanim, self.cells)
         self.roots = self.lex["roots"]
         self.pattern_template = t.pattern
-        self.config_variant: str | None = None
         self._natural_key: tuple | None = None
         self.extraction: corpus.Extraction | None = None
 
     # --- options and split ---------------------------------------------------------------------
     def configure(self, spec: ConfigSpec, options) -> None:
         """natural: read the CoNLL-U files of ``options.sources`` (or fetch the UD treebanks)."""
-        self.config_variant = spec.variant
-        self.test_lemma_fraction = self.template.test_lemma_fraction[spec.variant]
         if spec.variant != "natural":
             return
         settings = self.template.natural
@@ -146,13 +142,13 @@ class CausHGenerator(Generator):
             return sorted({s.lemma for s in self._pool()})
         return sorted(self.roots)
 
-    def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
+    def split_lemmas(self, spec: ConfigSpec, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """natural: test lemmas in every binyan in proportion, at least MIN_SPLIT_LEMMAS of a binyan
         on each side where it has that many (so HUFAL never empties a split; the share asked is
         exceeded only for that), and each side holding one instance's worth of content-disjoint
         sentences where the corpus allows (a small corpus from few documents shares topic words)."""
-        if self.config_variant != "natural":
-            return super().split_lemmas(lemmas, n_test, rng)
+        if spec.variant != "natural":
+            return super().split_lemmas(spec, lemmas, n_test, rng)
         groups: dict[str, list[str]] = defaultdict(list)
         for lemma in sorted(lemmas):
             groups[self._lemma_binyan[lemma]].append(lemma)

@@ -140,7 +140,7 @@ class CosPlusGenerator(ContextPlanner):
     def lemmas(self, spec: ConfigSpec) -> list[str]:
         return sorted(self.lex.verbs)
 
-    def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
+    def split_lemmas(self, spec: ConfigSpec, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test verbs whose forms share no content stem, so type III test instances exist."""
         return disjoint_lemmas(lemmas, n_test, rng, self.verb_stems)
 

@@ -52,7 +52,7 @@ class RollGenerator(Generator):
         usable = {v for scene in self.lex.scenes for v in scene.causative}
         return [v for v in self.lex.verbs if v in usable]
 
-    def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
+    def split_lemmas(self, spec: ConfigSpec, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test verbs in pairs from one scene, so type II (two verbs of a scene) has test instances."""
         scenes = list(self.lex.scenes)
         rng.shuffle(scenes)

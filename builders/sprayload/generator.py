@@ -109,7 +109,7 @@ class SprayLoadGenerator(ContextPlanner):
         """Verbs whose every template sentence is natural (``usable``)."""
         return [e.lemma for e in self.entries if self.usable(e, spec.variant)]
 
-    def split_lemmas(self, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
+    def split_lemmas(self, spec: ConfigSpec, lemmas: Sequence[str], n_test: int, rng: random.Random) -> list[str]:
         """Test verbs whose forms share no stem (spritz/sprinkle), so type III test instances exist."""
         return disjoint_lemmas(lemmas, n_test, rng, self.verb_stems)
 
