@@ -14,10 +14,13 @@ _install_hook()
 
 
 def load_blm(name: str, **kwargs):
-    """``datasets.load_dataset("blm", name, **kwargs)`` (config kwargs: seed, size, split_mode, test_size)."""
+    """``datasets.load_dataset("blm", name, **kwargs)`` (config kwargs: seed, size, split_mode, test_size), from
+    this package's builder even where the working folder holds a folder named ``blm``."""
     import datasets
 
-    return datasets.load_dataset("blm", name, **kwargs)
+    from blm_datasets.hub_hook import GENERATOR
+
+    return datasets.load_dataset(GENERATOR, name, **kwargs)
 
 
 def config_names() -> list[str]:

@@ -31,6 +31,7 @@ from huggingface_hub import constants
 
 from blm_datasets.export_folder import MANIFEST
 from blm_datasets.features import FEATURES
+from blm_datasets.hub_hook import GENERATOR
 from builders import registry
 from builders.errors import InputError
 from builders.lexicon import LexiconError
@@ -189,7 +190,7 @@ def load_generated(config: str, *, seed: int = 42, size: int | None = None, spli
     if sources:
         kwargs["sources"] = [str(p) for p in sources]
     try:
-        builder = datasets.load_dataset_builder(GENERATED, config, cache_dir=str(cache_dir) if cache_dir else None,
+        builder = datasets.load_dataset_builder(GENERATOR, config, cache_dir=str(cache_dir) if cache_dir else None,
                                                 **kwargs)
     except Exception as err:  # noqa: BLE001 - the builder reads the cached dataset_info.json when there is one
         root = Path(cache_dir or datasets.config.HF_DATASETS_CACHE) / GENERATED

@@ -189,3 +189,14 @@ def test_saved_splits_without_rows_are_named(tmp_path):
                           "test": datasets.Dataset.from_dict(empty, features=FEATURES)}).save_to_disk(str(tmp_path))
     with pytest.raises(SourceError, match=r"the 'train', 'test' splits saved there hold no rows"):
         load_source(tmp_path)
+
+
+def test_a_folder_named_blm_in_the_working_folder_does_not_hide_the_generator(tmp_path, monkeypatch):
+    """`load_dataset("blm")` reads a local folder of that name (datasets' rule); the toolkit's loaders never do."""
+    import blm_datasets
+
+    (tmp_path / "blm" / "e5").mkdir(parents=True)   # e.g. BLM_CACHE=./blm, or `blm export --out blm`
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path / "ds"
+    assert len(load_source(None, A, size=SIZE, cache_dir=cache)["test"]) > 0
+    assert len(blm_datasets.load_blm(A, size=SIZE, cache_dir=str(cache))["test"]) > 0
