@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from blm_datasets.export_folder import staging_folder
+from blm_datasets.export_folder import replace_folder, staging_folder
 from builders.atomic import atomic_write_text
 from builders.errors import InputError
 
@@ -84,9 +84,7 @@ def write_task(name: str, splits: Mapping[str, Iterable[Mapping[str, Any]]], out
         atomic_write_text(staging / "config.jsonnet", "// GenBench task config written by `blm export --format "
                           "genbench`; point data_source at the URLs where the .jsonl files are hosted\n"
                           + json.dumps(config, indent=2, ensure_ascii=False) + "\n", fsync=False)
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
+        replace_folder(staging, target)   # the old task stays until the new one is in place
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target

@@ -18,14 +18,12 @@ import re
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
+from builders.base import ConfigSpec
+
 AGR_SHOTS = 10          # 001 §3.3: "we randomly sample 10 instances for few-shot learning"
 VERB_SHOTS = 80         # 001 §3.3: "we select the 80 instances for one verb for few-shot training"
 BLM_IT_ANSWER_SET = 8   # 001 Fig. 10, CALAMITA's doc_to_choice A-H
 BLM_IT_CONFIGS = re.compile(r"(agr|cos|od)_it_type(II|III)$")  # 001's AgrI, CausI, OdI, types II and III
-
-
-def _phenomenon(config: str) -> str:
-    return config.split("_", 1)[0]
 
 
 def fixed_shot_set(shot_rows: Sequence[Mapping[str, Any]], config: str, seed: int) -> tuple[list[dict], str]:
@@ -33,7 +31,8 @@ def fixed_shot_set(shot_rows: Sequence[Mapping[str, Any]], config: str, seed: in
     up to 80 instances of the shot split's most frequent verb (cos, od); sorted by id, the same for the same seed."""
     rows = [dict(r) for r in shot_rows]
     rng = random.Random(f"blm-it-shots-{config}-{seed}")
-    if _phenomenon(config) in ("cos", "od") and any(r.get("lemma") for r in rows):
+    spec = ConfigSpec.parse(config)
+    if spec is not None and spec.phenomenon in ("cos", "od") and any(r.get("lemma") for r in rows):
         counts = Counter(r["lemma"] for r in rows if r.get("lemma"))
         verb = min(counts, key=lambda v: (-counts[v], v))
         pool = [r for r in rows if r.get("lemma") == verb]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, model_validator
+from pydantic import AfterValidator, BeforeValidator, model_validator
 
 from builders.errors import InputError
 from builders.template import Strict
@@ -27,8 +27,16 @@ def distinct(items: tuple) -> tuple:
     return items
 
 
+def not_boolean(value: Any) -> Any:
+    """``value``, unless YAML read it as a boolean (a bare ``on``, ``no`` … where a word was meant)."""
+    if isinstance(value, bool):
+        raise InputError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
+    return value
+
+
 Text = Annotated[str, AfterValidator(filled)]
 Words = Annotated[tuple[Text, ...], AfterValidator(distinct)]
+Preposition = Annotated[Text, BeforeValidator(not_boolean)]   # "on", "off" are prepositions too
 
 
 class Section(Strict):

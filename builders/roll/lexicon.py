@@ -8,12 +8,12 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import AfterValidator, BeforeValidator, Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from builders import morphology
 from builders.errors import InputError
 from builders.lexicon import Checker, LexiconError, check_schema, disjoint_roles, load_yaml
-from builders.lexicon_schema import Text, distinct, filled
+from builders.lexicon_schema import Preposition, Text, distinct, filled
 from builders.morphology import en as forms
 from builders.template import Strict
 
@@ -75,15 +75,8 @@ def _noun_phrase(item: Any) -> Any:
     return item
 
 
-def _not_boolean(value: Any) -> Any:
-    if isinstance(value, bool):
-        raise InputError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
-    return value
-
-
 Lemmas = Annotated[tuple[Text, ...], AfterValidator(distinct)]
 NounPhrases = Annotated[tuple[Annotated[Any, AfterValidator(_noun_phrase)], ...], Field(min_length=MIN_POOL)]
-Preposition = Annotated[Text, BeforeValidator(_not_boolean)]
 
 
 class VerbEntry(Strict):

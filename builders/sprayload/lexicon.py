@@ -8,12 +8,12 @@ import functools
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
-from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, field_validator, model_validator
+from pydantic import AfterValidator, Field, StrictBool, field_validator, model_validator
 
 from builders import morphology
 from builders.errors import InputError
 from builders.lexicon import Checker, Entry, check_schema, disjoint_roles, load_checked
-from builders.lexicon_schema import Section, filled
+from builders.lexicon_schema import Preposition, Section, Text
 from builders.sprayload import verbs
 
 HERE = Path(__file__).parent
@@ -61,12 +61,6 @@ class VerbEntry(NamedTuple):
         return dict(getattr(self, fact))[key]
 
 
-def _not_boolean(value: Any) -> Any:
-    if isinstance(value, bool):
-        raise InputError("reads as a boolean: quote it (YAML takes on/off/yes/no for true/false)")
-    return value
-
-
 def _judged(value: str) -> str:
     if value not in JUDGEMENTS:
         raise InputError(f"is {value!r}; expected one of {', '.join(JUDGEMENTS)}")
@@ -79,8 +73,6 @@ def _variant(value: str) -> str:
     return value
 
 
-Text = Annotated[str, AfterValidator(filled)]
-Prep = Annotated[str, BeforeValidator(_not_boolean), AfterValidator(filled)]
 Judgement = Annotated[str, AfterValidator(_judged)]
 
 
@@ -100,7 +92,7 @@ class Forms(Section):
 
 
 class LexPrep(Section):
-    prep: Prep   # a preposition the verb does not select for its location
+    prep: Preposition   # a preposition the verb does not select for its location
     theme_object: Judgement
     location_object: Judgement
 
@@ -138,7 +130,7 @@ class Phrase(Section):
 
 
 class Location(Phrase):
-    prep: Prep = ""   # overrides the verb's loc_prep for this location
+    prep: Preposition = ""   # overrides the verb's loc_prep for this location
 
 
 class VerbItem(Section):
@@ -147,7 +139,7 @@ class VerbItem(Section):
     verb: Forms
     variants: Annotated[tuple[Annotated[str, AfterValidator(_variant)], ...], Field(min_length=1)]
     bare_passive: BarePassive
-    loc_prep: Prep
+    loc_prep: Preposition
     lexprep: LexPrep
     noemb: NoEmb
     agent_moves: StrictBool = False
