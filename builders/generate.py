@@ -16,12 +16,13 @@ import multiprocessing
 import pickle
 import random
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tqdm.auto import tqdm
 
 from builders import memory_bound, registry, size_bound
@@ -216,18 +217,19 @@ def gold_positions(sizes: Sequence[int], rng: random.Random) -> list[int]:
     return out
 
 
-# A job: (specs realised from one plan, split, check, [(index, plan)])
-Job = tuple[tuple[ConfigSpec, ...], str, Check, list[tuple[int, Hashable]]]
+# A job: (specs realised from one plan, split, check, index of the first plan, the plans)
+Job = tuple[tuple[ConfigSpec, ...], str, Check, int, Sequence[Hashable]]
+CHUNK_MAX = 1000  # plans per job: bounds what a worker (and a spilled shard) holds at once
 
 
 def _realise_chunk(job: Job) -> list[tuple[int, list[dict], list[tuple[str, list[str]]]]]:
     """Worker: realise and check a chunk of plans: (index, records (gold first), failures per spec).
 
     The checks do not depend on the order of the candidates, so the parent places the gold after."""
-    specs, split, check, items = job
+    specs, split, check, start, plans = job
     gen = registry.generator(specs[0].phenomenon, specs[0].language)
     out = []
-    for index, plan in items:
+    for index, plan in enumerate(plans, start):
         if len(specs) == 2:
             instances = gen.realise_twins(specs[0], plan)
         else:
@@ -242,16 +244,17 @@ def _realise_chunk(job: Job) -> list[tuple[int, list[dict], list[tuple[str, list
     return out
 
 
-def _run(jobs: list, num_proc: int, bar, label: str, worker: Callable[[Any], list] | None = None) -> list:
+def _run(jobs: list, num_proc: int, bar, label: str, worker: Callable[[Any], list] | None = None,
+         done: Callable[[list], int] = len) -> list:
     """Run ``worker`` (default ``_realise_chunk``) on each job in this process or in ``num_proc`` forked workers; a
-    dead worker fails at once."""
+    dead worker fails at once. ``done``: the instances a worker's result counts for the progress bar."""
     worker = worker or _realise_chunk
     results: list = []
     if num_proc <= 1 or len(jobs) <= 1:
         for job in jobs:
             chunk = worker(job)
             results += chunk
-            bar.update(len(chunk))
+            bar.update(done(chunk))
         return results
     context = multiprocessing.get_context("fork")
     initializer, initargs = pool_initializer()  # a killed parent takes its workers with it
@@ -262,7 +265,7 @@ def _run(jobs: list, num_proc: int, bar, label: str, worker: Callable[[Any], lis
             for future in concurrent.futures.as_completed(futures):
                 chunk = future.result()
                 results += chunk
-                bar.update(len(chunk))
+                bar.update(done(chunk))
         except BrokenProcessPool:
             for future in futures:
                 future.cancel()
@@ -280,24 +283,32 @@ def _dedup_key(record: dict[str, Any]) -> bytes:
 def _chunk_jobs(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], num_proc: int,
                 check: Check | None) -> list[Job]:
     check = check or check_record
-    items = list(enumerate(plans))
-    size = max(64, len(items) // (8 * max(num_proc, 1)) + 1)
-    return [(specs, split, check, items[i:i + size]) for i in range(0, len(items), size)]
+    size = min(CHUNK_MAX, max(64, len(plans) // (8 * max(num_proc, 1)) + 1))
+    return [(specs, split, check, i, plans[i:i + size]) for i in range(0, len(plans), size)]
 
 
-def _order_golds(spec: ConfigSpec, split: str, opts: Options, sizes: Sequence[int], keys: Sequence[bytes],
-                 failures: Sequence[list[str]], record_of: Callable[[int], dict]) -> list[int]:
-    """Check the split's instances (index order) and give each its gold position: a failed check or a duplicate
-    raises GeneratorBug with the record (``record_of(position)``)."""
-    for position, failed in enumerate(failures):
-        if failed:
-            raise GeneratorBug(spec.name, failed, record_of(position))
-    seen: dict[bytes, int] = {}
-    for position, key in enumerate(keys):
-        if key in seen:
-            first = record_of(seen[key])["id"]
-            raise GeneratorBug(spec.name, [f"duplicate of {first}"], record_of(position))
-        seen[key] = position
+def first_duplicate(keys: bytes) -> tuple[int, int] | None:
+    """(first, later) positions of the earliest instance whose 16-byte key (``keys``, concatenated) repeats an
+    earlier one, or None: a sort of the packed keys, not a set of a Python object per instance."""
+    packed = np.frombuffer(keys, dtype="S16")
+    order = np.argsort(packed, kind="stable")
+    repeats = np.flatnonzero(packed[order][1:] == packed[order][:-1]) + 1
+    if not len(repeats):
+        return None
+    later = int(order[repeats].min())
+    return int(np.flatnonzero(packed == packed[later])[0]), later
+
+
+def _order_golds(spec: ConfigSpec, split: str, opts: Options, sizes: Sequence[int], keys: bytes,
+                 failures: Iterable[tuple[int, list[str]]], record_of: Callable[[int], dict]) -> list[int]:
+    """Check the split's instances and give each its gold position: a failed check (``failures``: (position,
+    what failed), in position order) or a duplicate key raises GeneratorBug with the record (``record_of``)."""
+    for position, failed in failures:
+        raise GeneratorBug(spec.name, failed, record_of(position))
+    duplicate = first_duplicate(keys)
+    if duplicate is not None:
+        first, later = duplicate
+        raise GeneratorBug(spec.name, [f"duplicate of {record_of(first)['id']}"], record_of(later))
     return gold_positions(sizes, random.Random(f"{opts.seed}:{spec.name}:{split}:gold"))
 
 
@@ -320,8 +331,9 @@ def _generate_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hasha
     outputs = []
     for k, spec in enumerate(specs):
         records = [result[1][k] for result in results]
+        failures = ((position, result[2][k][1]) for position, result in enumerate(results) if result[2][k][1])
         positions = _order_golds(spec, split, opts, [len(r["answers"]) for r in records],
-                                 [_dedup_key(r) for r in records], [r[2][k][1] for r in results], records.__getitem__)
+                                 b"".join(_dedup_key(r) for r in records), failures, records.__getitem__)
         placed = [_place(spec, split, opts, result[0], record, position)
                   for result, record, position in zip(results, records, positions)]
         outputs.append(SplitOutput(placed, len(plans)))
@@ -342,15 +354,31 @@ class SpilledShard:
     positions: tuple[int, ...]
 
 
-def _spill_chunk(job: tuple[Job, str]) -> list[tuple[int, list[int], list[bytes], list[list[str]]]]:
-    """Worker: realise and check a chunk, write each spec's records to ``{prefix}-{k}.pickle``, and return only
-    what ordering needs: (index, answer-set sizes, dedup keys, failures) per instance."""
-    (specs, split, check, items), prefix = job
-    results = _realise_chunk((specs, split, check, items))
+@dataclass(frozen=True)
+class ChunkSummary:
+    """What ordering needs of a spilled chunk, per spec: answer-set sizes (one byte each), dedup keys (16 bytes
+    each, concatenated) and the failed checks only: a few bytes per instance, not a Python object."""
+
+    start: int
+    stop: int
+    sizes: tuple[bytes, ...]
+    keys: tuple[bytes, ...]
+    failures: tuple[tuple[tuple[int, list[str]], ...], ...]
+
+
+def _spill_chunk(job: tuple[Job, str]) -> list[ChunkSummary]:
+    """Worker: realise and check a chunk, write each spec's records to ``{prefix}-{k}.pickle``, and return its
+    ``ChunkSummary``."""
+    (specs, split, check, start, plans), prefix = job
+    results = _realise_chunk((specs, split, check, start, plans))
     for k in range(len(specs)):
         _write_pickle(Path(f"{prefix}-{k}.pickle"), [(index, records[k]) for index, records, _ in results])
-    return [(index, [len(r["answers"]) for r in records], [_dedup_key(r) for r in records],
-             [failed for _, failed in failures]) for index, records, failures in results]
+    return [ChunkSummary(
+        start, start + len(plans),
+        tuple(bytes(len(records[k]["answers"]) for _, records, _ in results) for k in range(len(specs))),
+        tuple(b"".join(_dedup_key(records[k]) for _, records, _ in results) for k in range(len(specs))),
+        tuple(tuple((index, failures[k][1]) for index, _, failures in results if failures[k][1])
+              for k in range(len(specs))))]
 
 
 def _write_pickle(path: Path, value: Any) -> None:
@@ -369,22 +397,23 @@ def spill_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable]
     prefixes = [str(directory / f"{specs[0].name}-{split}-{number:05d}") for number in range(len(jobs))]
     bar = tqdm(total=len(plans), desc=f"{specs[0].name} {split}", unit="inst", disable=not progress, leave=False)
     try:
-        summaries = _run(list(zip(jobs, prefixes)), num_proc, bar,
-                         f"{', '.join(spec.name for spec in specs)} {split}", worker=_spill_chunk)
+        chunks = sorted(_run(list(zip(jobs, prefixes)), num_proc, bar, f"{', '.join(spec.name for spec in specs)} "
+                             f"{split}", worker=_spill_chunk, done=lambda c: c[0].stop - c[0].start),
+                        key=lambda c: c.start)
     finally:
         bar.close()
-    by_index = sorted(summaries, key=lambda r: r[0])
-    bounds = [(prefix, job[3][0][0], job[3][-1][0] + 1) for prefix, job in zip(prefixes, jobs)]
+    prefix_of = dict(zip((job[3] for job in jobs), prefixes))
     out = []
     for k, spec in enumerate(specs):
         def record_of(position: int, k: int = k) -> dict:
-            prefix = next(prefix for prefix, start, stop in bounds if start <= position < stop)
-            return dict(_read_pickle(f"{prefix}-{k}.pickle"))[position]
+            chunk = next(c for c in chunks if c.start <= position < c.stop)
+            return dict(_read_pickle(f"{prefix_of[chunk.start]}-{k}.pickle"))[position]
 
-        positions = _order_golds(spec, split, opts, [r[1][k] for r in by_index], [r[2][k] for r in by_index],
-                                 [r[3][k] for r in by_index], record_of)
-        out.append([SpilledShard(spec, split, opts, f"{prefix}-{k}.pickle", tuple(positions[start:stop]))
-                    for prefix, start, stop in bounds])
+        positions = _order_golds(spec, split, opts, b"".join(c.sizes[k] for c in chunks),
+                                 b"".join(c.keys[k] for c in chunks), (f for c in chunks for f in c.failures[k]),
+                                 record_of)
+        out.append([SpilledShard(spec, split, opts, f"{prefix_of[c.start]}-{k}.pickle",
+                                 tuple(positions[c.start:c.stop])) for c in chunks])
     return out
 
 

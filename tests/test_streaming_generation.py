@@ -78,3 +78,15 @@ def test_a_killed_spilling_worker_fails_naming_the_config(tmp_path, monkeypatch)
     opts = Options(size=600)
     with pytest.raises(WorkerDied, match="agr_en_typeII train: a generation worker died"):
         spill_split((spec,), "train", plan_splits(spec, opts)["train"], opts, 2, tmp_path)
+
+
+def test_first_duplicate_names_the_earliest_repeat_and_its_first_occurrence():
+    def key(n):
+        return bytes([n]) * 16
+
+    assert generation.first_duplicate(b"".join(key(n) for n in (1, 2, 3, 4))) is None
+    # position 3 repeats position 1 before position 5 repeats position 2; position 4 repeats 1 again
+    keys = b"".join(key(n) for n in (0, 7, 9, 7, 7, 9))
+    assert generation.first_duplicate(keys) == (1, 3)
+    # keys that differ only in trailing zero bytes are different keys
+    assert generation.first_duplicate(b"a" + bytes(15) + b"a" + bytes(14) + b"\x01") is None
