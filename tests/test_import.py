@@ -232,6 +232,15 @@ def test_a_file_that_is_not_utf8_names_its_line_and_reads_with_encoding(tmp_path
     assert content(build([str(path)], ImportOptions(encoding="cp1252"))) == content(build([str(AGR)]))
 
 
+def test_a_nul_character_in_a_cell_names_its_line(tmp_path):
+    header, rows = read_table(AGR)
+    rows[4][header.index("Sent_3")] += "\x00"
+    path = write_table(tmp_path / "agr" / AGR.name, header, rows)
+    with pytest.raises(ReleaseError, match=r"BLMagr4dev_type_I.csv:6: a NUL character at column \d+; the file is "
+                                           r"corrupted or not text"):
+        build([str(path)])
+
+
 def test_an_unknown_label_names_file_row_column_and_the_fix(tmp_path):
     path = agr_variant(tmp_path, lambda header, rows: rows.__getitem__(2).__setitem__(
         header.index("Answer_label_8"), "mis_numb"))

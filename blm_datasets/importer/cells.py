@@ -38,7 +38,7 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
     if name == "utf-8":
         encoding = "utf-8-sig"
     try:
-        return data.decode(encoding).removeprefix("\ufeff")
+        text = data.decode(encoding).removeprefix("\ufeff")
     except UnicodeDecodeError as err:
         bom = next((enc for mark, enc in _BOMS.items() if data.startswith(mark)), None)
         if bom and not name.startswith(bom):
@@ -50,6 +50,13 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
             f"{path}:{line}: not {name} text (byte 0x{data[err.start]:02x} at column {column}: {err.reason}); "
             f"convert the file to UTF-8, or pass --encoding (e.g. --encoding latin-1) if it is in another "
             f"encoding") from None
+    nul = text.find("\x00")
+    if nul >= 0:  # no release cell holds one: a corrupted or binary file, or UTF-16 read as another encoding
+        line = text.count("\n", 0, nul) + 1
+        raise ReleaseError(f"{path}:{line}: a NUL character at column {nul - text.rfind(chr(10), 0, nul)}; the file is "
+                           "corrupted or not text (UTF-16 without a byte-order mark? pass --encoding utf-16); fix or "
+                           "re-export it")
+    return text
 
 
 def head_line(path: Path, encoding: str = "utf-8") -> str:
