@@ -29,6 +29,7 @@ _ROLE = re.compile(r"^(\[?)\*?(NP)-(?:Agent|Patient|Theme|Loc|Location|Causer|Ex
 _STAR = re.compile(r"^(\[?)\*")
 
 
+@functools.lru_cache(maxsize=1 << 12)  # a config has a few hundred patterns, each read by every record
 def frame(pattern: str) -> str:
     """A pattern without its noun phrases' role names and wrong-preposition marks: ``NP-Agent Verb NP-Theme
     *PP-Loc`` -> ``NP Verb NP PP-Loc``. Two sentences with one frame differ only in their fillers."""
