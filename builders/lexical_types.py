@@ -20,7 +20,9 @@ TYPE_II_PLANNED_MEAN = 0.22   # planners ask a little more, so that no planned c
 
 def jaccard(a: frozenset, b: frozenset) -> float:
     """Shared stems over all stems of two sentences (1 for two empty sets)."""
-    return len(a & b) / len(a | b) if a | b else 1.0
+    shared = len(a & b)
+    union = len(a) + len(b) - shared  # |a ∪ b| without building it
+    return shared / union if union else 1.0
 
 
 def pair_scores(stems: Sequence[frozenset[str]]) -> list[float]:
