@@ -32,7 +32,8 @@ def pair_scores(stems: Sequence[frozenset[str]]) -> list[float]:
 
 def type_i_ok(stems: Sequence[frozenset[str]], min_jaccard: float) -> bool:
     """Type I: every pair of sentences shares at least ``min_jaccard`` of its content stems."""
-    return all(jaccard(a, b) >= min_jaccard for a, b in itertools.combinations(stems, 2))  # stops at the first pair below
+    # stops at the first pair below the threshold
+    return all(jaccard(a, b) >= min_jaccard for a, b in itertools.combinations(stems, 2))
 
 
 def type_ii_ok(stems: Sequence[frozenset[str]], minimum: float = TYPE_II_MIN_MEAN) -> bool:

@@ -49,7 +49,8 @@ def test_content_stems_ignore_function_words_and_inflection():
 
 def test_sentence_stems_are_the_whole_sentences_stems():
     for chunks, code in [(("L'ordinateur", "de l'étudiant", "qu'Anne", "est neuf"), "fr"),
-                         (("Il cuoco", "dell'albergo", "è arrivato"), "it"), (("The dog", "on the table", "barks"), "en")]:
+                         (("Il cuoco", "dell'albergo", "è arrivato"), "it"),
+                         (("The dog", "on the table", "barks"), "en")]:
         text = " ".join(chunks) + "."
         assert sentence_stems(text, chunks, code) == content_stems(text, code)
     assert sentence_stems("Il cuoco, dell'albergo!", ("Il cuoco", "dell'albergo"), "it") == content_stems(
