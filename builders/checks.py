@@ -29,6 +29,7 @@ _ROLE = re.compile(r"^(\[?)\*?(NP)-(?:Agent|Patient|Theme|Loc|Location|Causer|Ex
 _STAR = re.compile(r"^(\[?)\*")
 
 
+@functools.lru_cache(maxsize=1 << 12)  # a config has a few hundred patterns, each read by every record
 def frame(pattern: str) -> str:
     """A pattern without its noun phrases' role names and wrong-preposition marks: ``NP-Agent Verb NP-Theme
     *PP-Loc`` -> ``NP Verb NP PP-Loc``. Two sentences with one frame differ only in their fillers."""
@@ -52,19 +53,23 @@ def second_answers(record: Mapping[str, Any], spec: ConfigSpec) -> list[int]:
 
 def lexical_type_ok(record: Mapping[str, Any], spec: ConfigSpec) -> bool:
     """Whether the record's context is of its config's lexical type (``builders.lexical_types``)."""
-    return _context_overlap_ok(tuple(record["context"]), spec.iso, spec.lexical_type, spec.phenomenon, spec.language)
+    return _context_overlap_ok(tuple(record["context"]), tuple(map(tuple, record["context_chunks"])), spec.iso,
+                               spec.lexical_type, spec.phenomenon, spec.language)
 
 
 @functools.lru_cache(maxsize=1 << 10)  # a config and its twin check the same contexts one after the other
-def _context_overlap_ok(context: tuple[str, ...], iso: str, lexical_type: str, phenomenon: str, language: str) -> bool:
-    stems = [morphology.content_stems(s, iso) for s in context]
+def _context_overlap_ok(context: tuple[str, ...], chunks: tuple[tuple[str, ...], ...], iso: str, lexical_type: str,
+                        phenomenon: str, language: str) -> bool:
+    stems = [morphology.sentence_stems(s, c, iso) for s, c in zip(context, chunks)]
     type_i_min = registry.generator(phenomenon, language).type_i_min_jaccard if lexical_type == "I" else 0.0
     return lexical_types.context_ok(lexical_type, stems, type_i_min)
 
 
 @functools.lru_cache(maxsize=1 << 10)
 def _chunks_match(chunks: tuple[tuple[str, ...], ...], context: tuple[str, ...]) -> bool:
-    return all(_SQUASH.sub("", " ".join(c)) == _SQUASH.sub("", text) for c, text in zip(chunks, context))
+    """Each sentence is its chunks up to spacing and punctuation (at once when it is them joined plus a full stop)."""
+    return all(text == " ".join(c) + "." or _SQUASH.sub("", " ".join(c)) == _SQUASH.sub("", text)
+               for c, text in zip(chunks, context))
 
 
 def check_record(record: Mapping[str, Any], spec: ConfigSpec) -> list[str]:

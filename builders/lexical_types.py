@@ -20,7 +20,9 @@ TYPE_II_PLANNED_MEAN = 0.22   # planners ask a little more, so that no planned c
 
 def jaccard(a: frozenset, b: frozenset) -> float:
     """Shared stems over all stems of two sentences (1 for two empty sets)."""
-    return len(a & b) / len(a | b) if a | b else 1.0
+    shared = len(a & b)
+    union = len(a) + len(b) - shared  # |a ∪ b| without building it
+    return shared / union if union else 1.0
 
 
 def pair_scores(stems: Sequence[frozenset[str]]) -> list[float]:
@@ -30,7 +32,8 @@ def pair_scores(stems: Sequence[frozenset[str]]) -> list[float]:
 
 def type_i_ok(stems: Sequence[frozenset[str]], min_jaccard: float) -> bool:
     """Type I: every pair of sentences shares at least ``min_jaccard`` of its content stems."""
-    return all(score >= min_jaccard for score in pair_scores(stems))
+    # stops at the first pair below the threshold
+    return all(jaccard(a, b) >= min_jaccard for a, b in itertools.combinations(stems, 2))
 
 
 def type_ii_ok(stems: Sequence[frozenset[str]], minimum: float = TYPE_II_MIN_MEAN) -> bool:

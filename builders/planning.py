@@ -61,7 +61,8 @@ class ContextPlanner(Generator):
 
     def context_stems(self, spec: ConfigSpec, plan: Hashable) -> list[frozenset[str]]:
         """The content stems of the plan's context sentences, as the record checks see them."""
-        return [morphology.content_stems(s.text, spec.iso) for s in self.context(self.typed_matrix(spec, plan))]
+        context = self.context(self.typed_matrix(spec, plan))
+        return [morphology.sentence_stems(s.text, s.chunks, spec.iso) for s in context]
 
     # --- the loop ------------------------------------------------------------------------------
     def plan_contexts(self, spec: ConfigSpec, lemmas: Sequence, n: int, rng: random.Random,

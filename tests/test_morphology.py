@@ -1,6 +1,6 @@
 """Articles, contractions and case forms made by the realiser."""
 
-from builders.morphology import content_stems, fr, it, ro
+from builders.morphology import content_stems, fr, it, ro, sentence_stems
 
 M = {"gender": "m"}
 
@@ -45,3 +45,13 @@ def test_content_stems_ignore_function_words_and_inflection():
     assert content_stems("Barca cu vela este trasă la mal.", "ro") == content_stems(
         "Bărcile cu velele sunt trase la mal.", "ro")
     assert not content_stems("The dog is on the table.", "en") & content_stems("A cat was near it.", "en")
+
+
+def test_sentence_stems_are_the_whole_sentences_stems():
+    for chunks, code in [(("L'ordinateur", "de l'étudiant", "qu'Anne", "est neuf"), "fr"),
+                         (("Il cuoco", "dell'albergo", "è arrivato"), "it"),
+                         (("The dog", "on the table", "barks"), "en")]:
+        text = " ".join(chunks) + "."
+        assert sentence_stems(text, chunks, code) == content_stems(text, code)
+    assert sentence_stems("Il cuoco, dell'albergo!", ("Il cuoco", "dell'albergo"), "it") == content_stems(
+        "Il cuoco, dell'albergo!", "it")   # not its chunks joined: stemmed whole

@@ -47,6 +47,7 @@ class AgrGenerator(ContextPlanner):
         self.lex = lexicon.load(language)
         seq = self.template.sequence
         self.sequence_variants = rules.variants(seq.subject_start, seq.n1_pattern, seq.n2_pattern)
+        self.variant_steps = tuple(variant.steps() for variant in self.sequence_variants)
         self.clauses = self.template.clause_types
         self.seed_index = {s["id"]: i for i, s in enumerate(self.lex["seeds"])}
         self.realiser = Realiser(self.lex)
@@ -82,6 +83,7 @@ class AgrGenerator(ContextPlanner):
                 "verb": self.lex["completive_verbs"], "relative": self.lex["relatives"]}[slot]
         return [w for w in pool if w != own]
 
+    @functools.lru_cache(maxsize=1 << 14)  # every sentence of a type II/III matrix, planned then realised
     def swapped(self, seed_id: str, swap: tuple[str, int] | None) -> Material:
         """The seed's material with one word replaced by its ``index``-th alternative."""
         mat = self.base_material(seed_id)
@@ -219,7 +221,7 @@ class AgrGenerator(ContextPlanner):
         else:
             clause, variant, sentences = plan
             materials = tuple(self._material3(*s) for s in sentences)
-        return Matrix(clause, self.sequence_variants[variant].steps(), materials, materials[ANSWER].seed)
+        return Matrix(clause, self.variant_steps[variant], materials, materials[ANSWER].seed)
 
     def sentence(self, words: Material, step: rules.Step, template: str) -> Sentence:
         return self.realiser(words, step, template)  # cached by the framework (Generator.realised)

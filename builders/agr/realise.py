@@ -30,7 +30,7 @@ class Realiser:
         self.lex = lex
         self.morph = morphology.language(lex["language"])
         self.nouns = lex["nouns"]
-        self._cache: dict[tuple, str] = {}
+        self._cache: dict[tuple | str, str] = {}
 
     def repeated(self, prep: str) -> str:
         """What a coordinated second attractor repeats of attractor 1's preposition: the language
@@ -58,10 +58,17 @@ class Realiser:
             text = self._cache[cache_key] = morph.finalize(text)
         return text
 
+    def finalized(self, text: str) -> str:
+        """``finalize`` of a frame chunk (completive subject and verb, relative clause), cached: they recur."""
+        out = self._cache.get(text)
+        if out is None:
+            out = self._cache[text] = self.morph.finalize(text)
+        return out
+
     def __call__(self, mat: Material, step: Step, clause: str) -> Sentence:
         lex, chunks = self.lex, []
         if clause == "completive":
-            chunks.append(self.morph.finalize(f"{mat.name} {mat.verb} {lex['complementizer']}"))
+            chunks.append(self.finalized(f"{mat.name} {mat.verb} {lex['complementizer']}"))
         modified = (step.count == 2 and not step.coord) or (step.count == 1 and clause == "relative")
         relation = lex["seeds_by_id"][mat.seed]["relations"]["subject_attractor2"]
         if step.drop1 and relation in lex.get("possessive_relations", ()):
@@ -80,7 +87,7 @@ class Realiser:
         elif step.count == 2:
             chunks.append(self.phrase("genitive", mat.attractor2, step.n2))
         if clause == "relative":
-            chunks.append(self.morph.finalize(mat.relative.format(name=mat.rel_name)))
+            chunks.append(self.finalized(mat.relative.format(name=mat.rel_name)))
         predicate = lex["seeds_by_id"][mat.seed]["predicate"]
         if "sg" not in predicate:
             predicate = predicate[self.nouns[mat.subject]["gender"]]

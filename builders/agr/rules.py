@@ -6,6 +6,7 @@ step 8 with one named rule corrupted (RAVEN-style), so labels come from the rule
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -25,6 +26,7 @@ class Step(NamedTuple):
     coord: bool = False  # attractor 2 coordinated ("and the N2") instead of genitive
     drop1: bool = False  # attractor 1 left out, attractor 2 kept (the WNA candidate)
 
+    @functools.cache  # a few dozen steps, read by every sentence
     def pattern(self, clause: str) -> str:
         parts = ["COMP"] if clause == "completive" else []
         parts.append(f"NP-{self.subj}")

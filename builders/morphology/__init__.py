@@ -14,6 +14,7 @@ import functools
 import importlib
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -78,3 +79,12 @@ def content_stems(sentence: str, code: str) -> frozenset[str]:
     stop, width = function_words(code), STEM_WIDTH.get(code, 4)
     tokens = _TOKEN.findall(_ELIDED.sub("", sentence.lower()))
     return frozenset(_stem(tok, width) for tok in tokens if tok not in stop)
+
+
+def sentence_stems(text: str, chunks: Sequence[str], code: str) -> frozenset[str]:
+    """``content_stems(text, code)`` of a sentence that is its chunks joined by spaces plus a full stop, as the union
+    of its chunks' stems: no token or elision crosses a space, and the chunks recur far more than the sentences, so
+    their stems are mostly cached. Any other text is stemmed whole."""
+    if text != " ".join(chunks) + ".":
+        return content_stems(text, code)
+    return frozenset().union(*(content_stems(chunk, code) for chunk in chunks))

@@ -75,6 +75,10 @@ class Realiser:
 
     def _compile(self, step: Step) -> tuple:
         """Each slot as (table number, the Material fields that index the table)."""
+        if step.rule:   # the label tag does not change the words: the untagged step's recipe, kept for both
+            untagged = step._replace(rule="")
+            self._recipes[step] = self._recipes.get(untagged) or self._compile(untagged)
+            return self._recipes[step]
         recipe = []
         for i, slot in enumerate(step.slots):
             if slot in VERB_SLOTS:
@@ -98,7 +102,6 @@ class Realiser:
         return tables[number]
 
     def __call__(self, mat: Material, step: Step) -> Sentence:
-        step = step._replace(rule="") if step.rule else step   # the label tag does not change the words
         recipe, pattern = self._recipes.get(step) or self._compile(step)
         tables = self._tables[mat.verb]
         chunks = []
