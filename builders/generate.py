@@ -303,8 +303,9 @@ def _order_golds(spec: ConfigSpec, split: str, opts: Options, sizes: Sequence[in
                  failures: Iterable[tuple[int, list[str]]], record_of: Callable[[int], dict]) -> list[int]:
     """Check the split's instances and give each its gold position: a failed check (``failures``: (position,
     what failed), in position order) or a duplicate key raises GeneratorBug with the record (``record_of``)."""
-    for position, failed in failures:
-        raise GeneratorBug(spec.name, failed, record_of(position))
+    failure = next(iter(failures), None)
+    if failure is not None:
+        raise GeneratorBug(spec.name, failure[1], record_of(failure[0]))
     duplicate = first_duplicate(keys)
     if duplicate is not None:
         first, later = duplicate
