@@ -24,6 +24,10 @@ KEYED_LISTS = ("configs", "dataset_info")
 UNION_LISTS = ("tags", "language", "task_categories", "datasets", "metrics")
 # Stands for the repo id in generated usage examples until publishing fills it in.
 PLACEHOLDER_REPO = "ORG/NAME"
+# libyaml where PyYAML was built with it: an export rewrites the whole card after each config, and the pure-Python
+# loader made that a quarter of `blm export --all` (same text either way: tests/test_cards.py)
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def split_card(text: str) -> tuple[dict[str, Any], str]:
@@ -31,7 +35,7 @@ def split_card(text: str) -> tuple[dict[str, Any], str]:
     match = _HEADER.match(text)
     if not match:
         return {}, text
-    data = yaml.safe_load(match.group("yaml")) or {}
+    data = yaml.load(match.group("yaml"), Loader=LOADER) or {}
     if not isinstance(data, dict):
         raise InputError("the card's YAML header is not a mapping")
     return data, text[match.end():]
@@ -39,7 +43,7 @@ def split_card(text: str) -> tuple[dict[str, Any], str]:
 
 def dump_yaml(data: dict[str, Any]) -> str:
     """Deterministic YAML for a card header (keys in insertion order, unicode kept)."""
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+    return yaml.dump(data, Dumper=DUMPER, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
 
 
 def join_card(data: dict[str, Any], body: str) -> str:

@@ -101,6 +101,23 @@ def test_merge_body_replaces_generated_sections_and_keeps_the_rest():
     assert merge_card(None, "---\na: 1\n---\nbody") == "---\na: 1\n---\nbody"
 
 
+def test_card_header_reads_and_writes_the_same_with_or_without_libyaml(folder):
+    """sections uses libyaml when PyYAML has it; a card must not depend on that (nor on the Hub's reader)."""
+    import yaml
+
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    data, body = split_card(text)
+    header = text[:len(text) - len(body)]
+    pure = yaml.load(header.split("---\n")[1], Loader=yaml.SafeLoader)
+    assert data == pure and len(data["configs"]) == 1
+    extra = {**pure, "pretty_name": "Blackbird — matrices « test » " + "long words " * 30, "language": ["he", "it"],
+             "notes": "שלום " * 20}
+    written = join_card(extra, body)
+    assert yaml.load(written.split("---\n")[1], Loader=yaml.SafeLoader) == extra
+    assert written.split("---\n")[1] == yaml.dump(extra, Dumper=yaml.SafeDumper, sort_keys=False,
+                                                    allow_unicode=True, width=100, default_flow_style=False)
+
+
 def test_publish_offline_fails_with_a_clear_message(folder, capsys):
     assert main(["publish", str(folder), "--repo", "org/blm"]) == 2
     err = capsys.readouterr().err
