@@ -8,6 +8,7 @@ candidates that are well-formed on their own.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections import Counter
@@ -38,6 +39,28 @@ def medoid_pick(answers: Sequence[str]) -> int:
     return best
 
 
+@functools.cache
+def char_vectorizer() -> type:
+    """TfidfVectorizer whose ``char_wb`` n-grams are made word by word and cached: a document's are its words'
+    joined (each word is padded alone), and the candidates of a config share most words (same features as the
+    plain vectorizer: tests/test_audit.py)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    class WordCachedTfidf(TfidfVectorizer):
+        def _char_wb_ngrams(self, text_document: str) -> list[str]:
+            cache = self.__dict__.setdefault("_word_ngrams_cache", {})
+            grams: list[str] = []
+            for word in text_document.split():
+                try:
+                    grams += cache[word]
+                except KeyError:
+                    cache[word] = super()._char_wb_ngrams(word)
+                    grams += cache[word]
+            return grams
+
+    return WordCachedTfidf
+
+
 def classifier_picks(train: Sequence[dict], test: Sequence[dict], seed: int = 0) -> list[int]:
     """Logistic regression on word and character n-grams of each candidate alone."""
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -53,7 +76,7 @@ def classifier_picks(train: Sequence[dict], test: Sequence[dict], seed: int = 0)
         return [0] * len(test)
     features = FeatureUnion([
         ("word", TfidfVectorizer(analyzer="word", ngram_range=(1, 2), min_df=2, sublinear_tf=True)),
-        ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), min_df=2, sublinear_tf=True,
+        ("char", char_vectorizer()(analyzer="char_wb", ngram_range=(2, 4), min_df=2, sublinear_tf=True,
                                  max_features=50_000)),
     ])
     model = LogisticRegression(max_iter=500, C=1.0)

@@ -35,3 +35,17 @@ def test_lexical_types_differ_in_overlap(language):
     jac = {t: _audit(f"agr_{language}_type{t}", 400)["context_content_jaccard"] for t in ("I", "II", "III")}
     assert jac["I"] > jac["II"] > jac["III"]
     assert jac["III"] < 0.05 and jac["I"] > 0.5
+
+
+def test_word_cached_char_ngrams_are_the_plain_vectorizers():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from blm_datasets.audit import char_vectorizer
+
+    texts = ["Le chat  dort.", "L'élève\tdes voisins\n arrive", "a b", "I", "", "Die Katze schläft, die Katze",
+             "הילד  אכל", "le chat dort."]
+    kwargs = dict(analyzer="char_wb", ngram_range=(2, 4), min_df=1, sublinear_tf=True)
+    cached, plain = char_vectorizer()(**kwargs), TfidfVectorizer(**kwargs)
+    assert [cached.build_analyzer()(t) for t in texts] == [plain.build_analyzer()(t) for t in texts]
+    assert (cached.fit_transform(texts) != plain.fit_transform(texts)).nnz == 0
+    assert cached.get_feature_names_out().tolist() == plain.get_feature_names_out().tolist()
