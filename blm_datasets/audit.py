@@ -77,7 +77,7 @@ def classifier_picks(train: Sequence[dict], test: Sequence[dict], seed: int = 0)
     features = FeatureUnion([
         ("word", TfidfVectorizer(analyzer="word", ngram_range=(1, 2), min_df=2, sublinear_tf=True)),
         ("char", char_vectorizer()(analyzer="char_wb", ngram_range=(2, 4), min_df=2, sublinear_tf=True,
-                                 max_features=50_000)),
+                                   max_features=50_000)),
     ])
     model = LogisticRegression(max_iter=500, C=1.0)
     model.fit(features.fit_transform(texts), y)

@@ -30,6 +30,7 @@ from builders.rules import RuleBook
 # RSS at 100,000 instances then rose 30% over 10,000: README, Speed)
 SENTENCE_CACHE = 1 << 16
 
+
 class _FromTemplate:
     """A class-level attribute read from the phenomenon's template (``Generator.description``)."""
 

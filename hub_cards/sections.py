@@ -25,7 +25,7 @@ UNION_LISTS = ("tags", "language", "task_categories", "datasets", "metrics")
 # Stands for the repo id in generated usage examples until publishing fills it in.
 PLACEHOLDER_REPO = "ORG/NAME"
 # libyaml where PyYAML was built with it: an export rewrites the whole card after each config, and the pure-Python
-# loader made that a quarter of `blm export --all` (same text either way: tests/test_cards.py)
+# loader made that a quarter of `blm export --all` (same text either way: tests/test_publish.py)
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
