@@ -25,10 +25,9 @@ from builders.errors import InputError
 from builders.lexicon import LexiconError
 from builders.rules import RuleBook
 
-# realised sentences kept per generator (cleared when full): more of the type II/III contexts that planning realised
-# are not realised again; bounded, so that generation memory stays flat in --size (2**17 was faster still, but peak
-# RSS at 100,000 instances then rose 30% over 10,000: README, Speed)
-SENTENCE_CACHE = 1 << 16
+# realised sentences kept per generator (cleared when full): enough for every sentence of a type I config and the
+# recurring ones of type II/III, small enough that generation memory stays flat in --size (README, Speed)
+SENTENCE_CACHE = 1 << 15
 
 
 class _FromTemplate:

@@ -87,9 +87,4 @@ def sentence_stems(text: str, chunks: Sequence[str], code: str) -> frozenset[str
     their stems are mostly cached. Any other text is stemmed whole."""
     if text != " ".join(chunks) + ".":
         return content_stems(text, code)
-    return _chunks_stems(tuple(chunks), code)
-
-
-@functools.lru_cache(maxsize=1 << 15)  # planning and the record checks stem the same context sentences
-def _chunks_stems(chunks: tuple[str, ...], code: str) -> frozenset[str]:
     return frozenset().union(*(content_stems(chunk, code) for chunk in chunks))
