@@ -30,6 +30,7 @@ from builders.atomic import atomic_path
 from builders.base import ConfigSpec, GeneratorBug, ImpossibleSize, Instance
 from builders.checks import check_record
 from builders.errors import InputError, UserError
+from builders.gc_pause import without_gc
 from builders.workers import pool_initializer
 
 SPLIT_MODES = ("lemma", "random")
@@ -94,6 +95,7 @@ class SplitShares:
         return low
 
 
+@without_gc
 def plan_splits(spec: ConfigSpec, opts: Options) -> dict[str, list[Hashable]]:
     """Deterministic plans per split; a split the lexicon cannot fill is ImpossibleSize with the
     total asked and the largest total that fits."""
@@ -222,6 +224,7 @@ Job = tuple[tuple[ConfigSpec, ...], str, Check, int, Sequence[Hashable]]
 CHUNK_MAX = 1000  # plans per job: bounds what a worker (and a spilled shard) holds at once
 
 
+@without_gc
 def _realise_chunk(job: Job) -> list[tuple[int, list[dict], list[tuple[str, list[str]]]]]:
     """Worker: realise and check a chunk of plans: (index, records (gold first), failures per spec).
 
@@ -367,6 +370,7 @@ class ChunkSummary:
     failures: tuple[tuple[tuple[int, list[str]], ...], ...]
 
 
+@without_gc
 def _spill_chunk(job: tuple[Job, str]) -> list[ChunkSummary]:
     """Worker: realise and check a chunk, write each spec's records to ``{prefix}-{k}.pickle``, and return its
     ``ChunkSummary``."""
@@ -387,6 +391,7 @@ def _write_pickle(path: Path, value: Any) -> None:
         pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+@without_gc
 def spill_split(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], opts: Options, num_proc: int,
                 directory: Path, check: Check | None = None, progress: bool = False) -> list[list[SpilledShard]]:
     """Realise and check a split's plans into pickled chunks under ``directory`` (memory flat in the split's size),
@@ -429,12 +434,14 @@ def read_shard(shard: SpilledShard) -> Iterator[dict[str, Any]]:
         yield _place(shard.spec, shard.split, shard.opts, index, record, position)
 
 
+@without_gc
 def generate_split(spec: ConfigSpec, split: str, plans: list[Hashable], opts: Options, num_proc: int = 1,
                    check: Check | None = None) -> list[dict[str, Any]]:
     """The records of one split of a config, from its plans (``plan_splits``), in memory."""
     return _generate_split((spec,), split, plans, opts, num_proc, False, check)[0].records
 
 
+@without_gc
 def generate(spec: ConfigSpec, opts: Options = Options(), num_proc: int = 1, progress: bool = True,
              check: Check | None = None) -> dict[str, SplitOutput]:
     """Every split of a config, each instance checked (``builders.checks``, or ``check`` instead)."""
@@ -443,6 +450,7 @@ def generate(spec: ConfigSpec, opts: Options = Options(), num_proc: int = 1, pro
             for split, p in plans.items()}
 
 
+@without_gc
 def generate_with_twin(spec: ConfigSpec, opts: Options = Options(), num_proc: int = 1, progress: bool = True,
                        check: Check | None = None) -> tuple[dict[str, SplitOutput], dict[str, SplitOutput]]:
     """A config and its ``_balanced`` twin from the same plans, each context realised once."""
