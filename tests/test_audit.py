@@ -49,3 +49,23 @@ def test_word_cached_char_ngrams_are_the_plain_vectorizers():
     assert [cached.build_analyzer()(t) for t in texts] == [plain.build_analyzer()(t) for t in texts]
     assert (cached.fit_transform(texts) != plain.fit_transform(texts)).nnz == 0
     assert cached.get_feature_names_out().tolist() == plain.get_feature_names_out().tolist()
+
+
+@pytest.mark.parametrize("analyzer", ["word", "char_wb"])
+def test_counting_each_distinct_candidate_once_gives_the_plain_matrices(analyzer):
+    """Repeated documents: document frequencies, min_df, max_features and the idf count every copy."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from blm_datasets.audit import char_vectorizer, tfidf_vectorizer
+
+    train = ["the cat sleeps.", "the dogs sleep.", "the cat sleeps.", "a cat sleeps.", "the cat sleeps.",
+             "dogs sleep.", "the dogs sleep."]
+    test = ["the cat sleeps.", "a dog sleeps.", "the cat sleeps.", "birds sing."]
+    kwargs = dict(analyzer=analyzer, ngram_range=(1, 2) if analyzer == "word" else (2, 4), min_df=2,
+                  sublinear_tf=True, max_features=12)
+    fast = (tfidf_vectorizer() if analyzer == "word" else char_vectorizer())(**kwargs)
+    plain = TfidfVectorizer(**kwargs)
+    assert abs(fast.fit_transform(train) - plain.fit_transform(train)).max() < 1e-12
+    assert fast.get_feature_names_out().tolist() == plain.get_feature_names_out().tolist()
+    assert abs(fast.transform(test) - plain.transform(test)).max() < 1e-12
+    assert fast.transform(test).shape == (4, 9 if analyzer == "word" else 12)  # min_df and max_features bind
