@@ -39,13 +39,14 @@ from blm_datasets.features import FEATURES
 from builders import registry
 from builders.base import ConfigSpec, ImpossibleSize, SourceUnavailable
 from builders.errors import InputError
+from builders.gc_pause import without_gc
 from builders.generate import Options, generate, generate_with_twin
 from builders.lexicon import LexiconError
 from builders.licences import ConfigLicence, config_licence
 from builders.locks import locked
-from hub_cards.dataset_card import render_dataset_card
+from hub_cards.dataset_card import dataset_card
 from hub_cards.schema import check_dataset_card_data, require_valid
-from hub_cards.sections import join_card, merge_card, split_card
+from hub_cards.sections import join_card, merge_body, merge_metadata, split_card
 
 ROW_GROUP_SIZE = 1000               # rows per parquet row group, as datasets writes them
 MAX_SHARD_BYTES = 500 * 1024 ** 2   # in-memory (arrow) bytes per parquet shard, as push_to_hub
@@ -141,7 +142,7 @@ def audit_summary(train: list[dict], test: list[dict], language: str, seed: int)
     if not test:
         return None
     test_rows, train_rows = _sample(test, AUDIT_TEST_SAMPLE, seed), _sample(train, AUDIT_TRAIN_SAMPLE, seed)
-    result = audit_rows(train_rows, test_rows, language)
+    result = audit_rows(train_rows, test_rows, language, overlap=False)  # the card does not report the overlap
     return {
         "n_test": result["n_test"], "sampled": len(test_rows) < len(test),
         "chance": round(result["chance"], 4), "chance_wellformed": round(result["chance_wellformed"], 4),
@@ -194,9 +195,13 @@ def export_config(name: str, folder: Path, opts: Options, num_proc: int = 1, aud
     return export_group((name,), {name: folder}, opts, num_proc, audit, progress)[0]
 
 
+@without_gc  # the records stay alive while they are written and audited: a full collection would walk them again
 def export_group(names: Sequence[str], folders: Mapping[str, Path], opts: Options, num_proc: int = 1,
                  audit: bool = True, progress: bool = False) -> list[ConfigSummary]:
-    """One config, or a config and its ``_balanced`` twin generated together (each context realised once)."""
+    """One config, or a config and its ``_balanced`` twin generated together (each context realised once).
+
+    The collector is paused throughout (``builders.gc_pause``): writing and the audit's scikit-learn leave a few
+    hundred objects of cyclic garbage per config, freed at the next collection after it."""
     start = time.perf_counter()
     specs = [registry.get_spec(name) for name in names]
     try:
@@ -322,21 +327,30 @@ def _card_writer(generation: dict[str, Any], default: str | None, license_id: st
                  skipped: Callable[[], list[str]], card_extras: Mapping[str, Any] | None = None,
                  card_notes: str | None = None, licences: Mapping[str, ConfigLicence] | None = None
                  ) -> Callable[[Path, dict[str, dict]], str]:
-    """A function (folder, {name: summary dict}) -> card text, merged into the card already there."""
+    """A function (folder, {name: summary dict}) -> card text, merged into the card already there.
+
+    An export rewrites the card after each config, so the card grows with every call: the header this function
+    wrote last is kept parsed, the fresh card is never dumped to be parsed back, and the header is dumped once
+    (``merge_card``'s text, without its YAML round trips: tests/test_export.py)."""
+    last: dict[str, Any] = {}   # the text written last, with its header and body
+
     def card(out: Path, summaries: dict[str, dict]) -> str:
         configs = [summary_from_dict(s) for s in summaries.values()]
-        text = render_dataset_card(configs, generation, FEATURES, default if default in summaries else None,
-                                   BlmBuilder.DEFAULT_CONFIG_NAME, (AUDIT_TEST_SAMPLE, AUDIT_TRAIN_SAMPLE), license_id,
-                                   [n for n in skipped() if n not in summaries], licences)
-        if card_extras or card_notes:
-            data, body = split_card(text)
-            if card_notes:
-                body += f"\n<!-- blm:begin notes -->\n{card_notes.strip()}\n<!-- blm:end notes -->\n"
-            text = join_card({**data, **dict(card_extras or {})}, body)
+        data, body = dataset_card(configs, generation, FEATURES, default if default in summaries else None,
+                                  BlmBuilder.DEFAULT_CONFIG_NAME, (AUDIT_TEST_SAMPLE, AUDIT_TRAIN_SAMPLE), license_id,
+                                  [n for n in skipped() if n not in summaries], licences)
+        if card_notes:
+            body += f"\n<!-- blm:begin notes -->\n{card_notes.strip()}\n<!-- blm:end notes -->\n"
+        data = {**data, **dict(card_extras or {})}
         path = out / "README.md"
-        if path.exists():
-            text = merge_card(path.read_text(encoding="utf-8"), text, keep_foreign_configs=False)
-            require_valid(check_dataset_card_data(split_card(text)[0], strict=False), f"{path} (merged)")
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if old.strip():
+            old_data, old_body = (last["data"], last["body"]) if last.get("text") == old else split_card(old)
+            data = merge_metadata(old_data, data, keep_foreign_configs=False)
+            body = merge_body(old_body, body)
+            require_valid(check_dataset_card_data(data, strict=False), f"{path} (merged)")
+        text = join_card(data, body)
+        last.update(text=text, data=data, body=body)
         return text
 
     return card

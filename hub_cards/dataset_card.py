@@ -10,7 +10,7 @@ from builders import registry
 from hub_cards.import_card import IMPORT_COLUMN_DOCS, import_context
 from hub_cards.render import render
 from hub_cards.schema import SIZE_CATEGORIES, check_dataset_card_data, require_valid
-from hub_cards.sections import dump_yaml
+from hub_cards.sections import join_card
 
 PRETTY_NAME = "Blackbird Language Matrices (BLM)"
 BASE_TAGS = ("blackbird-language-matrices", "blm", "linguistics", "syntax", "rule-learning", "synthetic")
@@ -158,6 +158,15 @@ def render_dataset_card(configs: list, generation: dict[str, Any], features: Any
     ``features`` are the records' datasets Features; without ``default``, ``preferred_default``
     is the default config when exported, else the first; ``audit_sample`` = (test, train) rows.
     """
+    return join_card(*dataset_card(configs, generation, features, default, preferred_default, audit_sample,
+                                   license_id, skipped, licences))
+
+
+def dataset_card(configs: list, generation: dict[str, Any], features: Any, default: str | None = None,
+                 preferred_default: str | None = None, audit_sample: tuple[int, int] = (0, 0),
+                 license_id: str = "apache-2.0", skipped: list[str] | None = None,
+                 licences: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], str]:
+    """``render_dataset_card``'s YAML header (as a dict) and markdown body, not yet joined (``join_card``)."""
     names = [c.name for c in configs]
     if default is None:
         default = preferred_default if preferred_default in names else names[0]
@@ -172,9 +181,9 @@ def render_dataset_card(configs: list, generation: dict[str, Any], features: Any
         split_description = {"release": "as the release splits them", "random": "at random by instance (seed "
                              f"{generation['seed']}, test share {generation['test_size']})"}.get(
             generation["split_mode"], "as the release splits them where it does, else at random by instance")
-    return render(
+    return metadata, render(
         "dataset_card.md.j2", imported=imported,
-        yaml_header=dump_yaml(metadata), pretty_name=PRETTY_NAME, default_config=default,
+        pretty_name=PRETTY_NAME, default_config=default,
         configs=[_config_row(c) for c in configs], total_rows=sum(c.num_examples for c in configs),
         phenomena=_phenomena(configs), generation=generation, split_description=split_description,
         columns=[{"name": n, "type": feature_type(f), "doc": docs.get(n, "")} for n, f in features.items()],

@@ -174,3 +174,36 @@ def test_a_config_and_its_twin_are_exported_together_as_generated_alone(tmp_path
         loaded = datasets.load_dataset(str(result.out), name, cache_dir=str(tmp_path / name))
         alone = generate(registry.get_spec(name), Options(size=SIZE), progress=False)
         assert loaded["test"].to_list() == alone["test"].records
+
+
+@pytest.mark.parametrize("extras", [False, True])
+def test_card_writer_gives_the_text_of_a_full_merge_after_every_config(exported, tmp_path, extras):
+    """The writer keeps the header it wrote parsed; its text is what merging the freshly rendered card into the
+    file gives, config after config, over a hand-edited card (the same YAML round trips, skipped)."""
+    import json
+
+    from hub_cards.dataset_card import render_dataset_card
+    from hub_cards.sections import merge_card
+
+    manifest = json.loads((exported.out / ".blm_export.json").read_text())
+    summaries = {n: c["summary"] for n, c in manifest["configs"].items()}
+    kwargs = dict(card_extras={"viewer": False}, card_notes="Notes.") if extras else {}
+    write = export_module._card_writer(exported.generation, None, "apache-2.0", lambda: [], **kwargs)
+    card = tmp_path / "README.md"
+    card.write_text("---\ntags:\n- mine\n---\n# Ours\n\nHand-written.\n")
+    for n in range(1, len(summaries) + 1):
+        done = dict(list(summaries.items())[:n])
+        rendered = render_dataset_card([export_module.summary_from_dict(s) for s in done.values()],
+                                       exported.generation, FEATURES, None, export_module.BlmBuilder.DEFAULT_CONFIG_NAME,
+                                       (export_module.AUDIT_TEST_SAMPLE, export_module.AUDIT_TRAIN_SAMPLE))
+        if extras:
+            data, body = split_card(rendered)
+            rendered = join_card({**data, "viewer": False},
+                                 body + "\n<!-- blm:begin notes -->\nNotes.\n<!-- blm:end notes -->\n")
+        expected = merge_card(card.read_text(), rendered, keep_foreign_configs=False)
+        text = write(tmp_path, done)
+        assert text == expected
+        assert "Hand-written." in text and "- mine" in text
+        card.write_text(text)
+    card.write_text(card.read_text().replace("Hand-written.", "Edited meanwhile."))  # not the text it wrote
+    assert "Edited meanwhile." in write(tmp_path, summaries)
