@@ -81,10 +81,25 @@ def content_stems(sentence: str, code: str) -> frozenset[str]:
     return frozenset(_stem(tok, width) for tok in tokens if tok not in stop)
 
 
+# sentences whose stems are kept (cleared when full): planning and the record checks read every context sentence
+_SENTENCE_STEMS: dict[tuple[str, str], frozenset[str]] = {}
+
+
 def sentence_stems(text: str, chunks: Sequence[str], code: str) -> frozenset[str]:
     """``content_stems(text, code)`` of a sentence that is its chunks joined by spaces plus a full stop, as the union
     of its chunks' stems: no token or elision crosses a space, and the chunks recur far more than the sentences, so
-    their stems are mostly cached. Any other text is stemmed whole."""
+    their stems are mostly cached. Any other text is stemmed whole. Either way the stems are the text's, so they
+    are kept by text."""
+    key = (text, code)
+    try:
+        return _SENTENCE_STEMS[key]
+    except KeyError:
+        pass
+    if len(_SENTENCE_STEMS) >= 1 << 15:
+        _SENTENCE_STEMS.clear()
     if text != " ".join(chunks) + ".":
-        return content_stems(text, code)
-    return frozenset().union(*(content_stems(chunk, code) for chunk in chunks))
+        stems = content_stems(text, code)
+    else:
+        stems = frozenset().union(*(content_stems(chunk, code) for chunk in chunks))
+    _SENTENCE_STEMS[key] = stems
+    return stems
