@@ -3,7 +3,8 @@
 Generation allocates millions of small containers (plans, sentences, records) and keeps the records: each
 full collection walks all of them again, and that was about a third of generating a config. Generation makes
 no reference cycles (``tests/test_generate_gc.py``), so reference counting frees everything it drops and the
-pause holds no garbage; the collector's previous state comes back on exit, so pauses nest.
+pause holds no garbage; the collector's previous state comes back on exit, so pauses nest. The entry points
+(``builders.generate``'s public functions) pause it; the workers they fork inherit the pause.
 """
 
 from __future__ import annotations

@@ -224,7 +224,6 @@ Job = tuple[tuple[ConfigSpec, ...], str, Check, int, Sequence[Hashable]]
 CHUNK_MAX = 1000  # plans per job: bounds what a worker (and a spilled shard) holds at once
 
 
-@without_gc
 def _realise_chunk(job: Job) -> list[tuple[int, list[dict], list[tuple[str, list[str]]]]]:
     """Worker: realise and check a chunk of plans: (index, records (gold first), failures per spec).
 
@@ -370,7 +369,6 @@ class ChunkSummary:
     failures: tuple[tuple[tuple[int, list[str]], ...], ...]
 
 
-@without_gc
 def _spill_chunk(job: tuple[Job, str]) -> list[ChunkSummary]:
     """Worker: realise and check a chunk, write each spec's records to ``{prefix}-{k}.pickle``, and return its
     ``ChunkSummary``."""
