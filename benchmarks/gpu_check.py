@@ -1,7 +1,7 @@
 """The GPU check: the README's main job, the FFNN on cached embeddings and embedding throughput on one GPU, in one
 table (`benchmarks/gpu_check.sh` runs it; under 5 minutes on one H100-class GPU).
 
-    python benchmarks/gpu_check.py [--out DIR] [--skip main ffnn embed]
+    python benchmarks/gpu_check.py [--out DIR] [--skip main main_fp32 ffnn embed]
 
 Each part runs where CI never does, so nothing here is a test: it prints what it measured, with the GPU's name,
 torch/CUDA versions and peak GPU memory, and writes the figures to DIR/gpu_check.json. Without a GPU it stops at
@@ -31,11 +31,11 @@ from blm_models.precision import choose_precision, cpu_description  # noqa: E402
 CONFIG = "agr_en_typeI"
 
 
-def run_main_job(out: Path) -> dict:
-    """The README main job in its own process (`--bf16 auto`: bfloat16 on a GPU that has it)."""
-    folder = out / "main_job"
+def run_main_job(out: Path, bf16: str = "auto") -> dict:
+    """The README main job in its own process (`--bf16 auto`: bfloat16 on a GPU that has it; `false`: fp32)."""
+    folder = out / f"main_job_bf16_{bf16}"
     command = [sys.executable, str(REPO / "train.py"), "--dataset_config", CONFIG, "--output_dir", str(folder),
-               "--overwrite_output_dir", "true", *MAIN_JOB]
+               "--overwrite_output_dir", "true", *MAIN_JOB, "--bf16", bf16]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     wall = time.perf_counter() - start
@@ -92,12 +92,12 @@ def run_embedding() -> dict:
 def table(results: dict) -> str:
     """One Markdown table of what was measured."""
     rows = ["| part | figure |", "|---|---|"]
-    main = results.get("main_job", {})
-    if "wall_s" in main:
-        rows.append(f"| main job ({CONFIG}, {main['precision']['requested']} -> "
-                    f"{'bf16' if main['precision']['bf16'] else 'fp32'}) | {main['wall_s']} s wall, "
-                    f"{main['train_runtime_s']} s training, {main['steps']} steps, test {main['test_accuracy']}, "
-                    f"peak {main['peak_gpu_memory_gib']} GiB |")
+    for main in (results.get("main_job", {}), results.get("main_job_fp32", {})):
+        if "wall_s" in main:
+            rows.append(f"| main job ({CONFIG}, {main['precision']['requested']} -> "
+                        f"{'bf16' if main['precision']['bf16'] else 'fp32'}) | {main['wall_s']} s wall, "
+                        f"{main['train_runtime_s']} s training, {main['steps']} steps, test {main['test_accuracy']}, "
+                        f"peak {main['peak_gpu_memory_gib']} GiB |")
     ffnn = results.get("ffnn", {})
     if "wall_s" in ffnn:
         rows.append(f"| FFNN, {ffnn['epochs']} epochs on {ffnn['train_instances']} instances | {ffnn['wall_s']} s |")
@@ -113,7 +113,7 @@ def table(results: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=None, help="keep the runs and gpu_check.json here (default: a temp folder)")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["main", "ffnn", "embed"])
+    parser.add_argument("--skip", nargs="*", default=[], choices=["main", "main_fp32", "ffnn", "embed"])
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print("gpu_check: no CUDA GPU visible to torch; nothing measured (run it on a machine with one)",
@@ -125,7 +125,8 @@ def main() -> int:
         results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
                    "bf16": choose_precision("auto").as_dict(), "cpu": cpu_description()}
         print(json.dumps(results), flush=True)
-        parts = {"main": ("main_job", lambda: run_main_job(out)), "ffnn": ("ffnn", lambda: run_ffnn(out)),
+        parts = {"main": ("main_job", lambda: run_main_job(out)),
+                 "main_fp32": ("main_job_fp32", lambda: run_main_job(out, "false")), "ffnn": ("ffnn", lambda: run_ffnn(out)),
                  "embed": ("embedding", run_embedding)}
         for flag, (name, run) in parts.items():
             if flag not in args.skip:

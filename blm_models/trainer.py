@@ -21,6 +21,7 @@ from .checkpoints import write_checksums
 from .data import ERROR_CLASSES
 from .errors import CorruptInputError
 from .metrics import BlmMetrics, pick_highest_score
+from .precision import attention_without_cudnn
 from .run_identity import write_identity
 
 logger = logging.getLogger(__name__)
@@ -180,10 +181,16 @@ class BlmTrainer(Trainer):
     def training_step(self, model, inputs, num_items_in_batch=None):
         """The Trainer's step, stopped at a non-finite loss before the optimizer applies its gradients (the
         Trainer alone would log around it and train on to a model at chance level)."""
-        loss = super().training_step(model, inputs, num_items_in_batch)
+        with attention_without_cudnn(self.args.device):  # bf16 on CUDA: no cuDNN plan per batch shape
+            loss = super().training_step(model, inputs, num_items_in_batch)
         if not bool(torch.isfinite(loss).all()):
             raise CorruptInputError(self.non_finite_loss_message(float(loss.detach().float().mean())))
         return loss
+
+    def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
+        """The Trainer's evaluation step, with attention as in training (`attention_without_cudnn`)."""
+        with attention_without_cudnn(self.args.device):
+            return super().prediction_step(model, inputs, prediction_loss_only, ignore_keys=ignore_keys)
 
     def non_finite_loss_message(self, value: float) -> str:
         """What a non-finite loss means and what to try."""

@@ -114,3 +114,36 @@ def test_metrics_json_records_the_choice_and_why(tmp_path, cpu_without_bf16, sma
     assert "no native bfloat16" in report["training"]["precision"]["reason"]
     assert report["config"]["training"]["bf16"] is False
     assert "precision: fp32 (--bf16 auto: CPU has no native bfloat16" in capsys.readouterr().out
+
+
+def test_attention_leaves_out_cudnn_on_cuda_only():
+    assert torch.backends.cuda.cudnn_sdp_enabled()
+    with precision.attention_without_cudnn("cuda"):
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+        assert torch.backends.cuda.flash_sdp_enabled() and torch.backends.cuda.mem_efficient_sdp_enabled()
+    assert torch.backends.cuda.cudnn_sdp_enabled()
+    with precision.attention_without_cudnn(torch.device("cpu")):
+        assert torch.backends.cuda.cudnn_sdp_enabled()
+
+
+def test_training_and_evaluation_steps_run_without_cudnn_attention_on_cuda(
+        tmp_path, monkeypatch, cpu_without_bf16, small_agreement_dir, tiny_encoder_dir, embedding_cache_dir):
+    """Every forward pass of a run on a CUDA device (faked: the steps' device is taken as CUDA) has cuDNN attention
+    off, in training and in evaluation; none runs with it on."""
+    from transformers import Trainer
+
+    from blm_models import trainer as trainer_module
+
+    monkeypatch.setattr(trainer_module, "attention_without_cudnn",
+                        lambda device: precision.attention_without_cudnn("cuda"))
+    seen = {True: 0, False: 0}
+
+    def compute_loss(self, model, inputs, *args, **kwargs):
+        seen[torch.backends.cuda.cudnn_sdp_enabled()] += 1
+        return Trainer.compute_loss(self, model, inputs, *args, **kwargs)
+
+    monkeypatch.setattr(trainer_module.BlmTrainer, "compute_loss", compute_loss)
+    main(["--dataset_path", str(small_agreement_dir), "--encoder", str(tiny_encoder_dir),
+          "--embedding_cache_dir", str(embedding_cache_dir), "--output_dir", str(tmp_path / "run"),
+          "--num_train_epochs", "1", "--per_device_train_batch_size", "16", "--disable_tqdm", "true"])
+    assert seen[False] > 0 and seen[True] == 0
