@@ -5,6 +5,8 @@
 Raw forward time = only `model(**batch)` over pre-built, length-sorted batches of the unique sentences.
 Embedding wall time = `EmbeddingCache.embed` into an empty cache: digests, de-duplication, tokenisation,
 batching, forward, pooling, writing the shard and reading it back. Target: embedding <= 1.25 x raw forward.
+Matmul floor = the encoder's matrix-product FLOPs over those batches (padding included) divided by this CPU's
+fp32 rate on a product of the encoder's own shape: the time no implementation of fp32 arithmetic beats here.
 """
 
 from __future__ import annotations
@@ -48,6 +50,26 @@ def raw_forward_seconds(embedder: SentenceEmbedder, sentences: list[str]) -> flo
     return time.perf_counter() - start
 
 
+def matmul_floor_seconds(embedder: SentenceEmbedder, sentences: list[str]) -> tuple[float, float]:
+    """Seconds the encoder's matrix products over the embedder's batches need at this CPU's fp32 matmul rate, and
+    that rate (GFLOP/s). Per token and layer: the Q, K, V and output projections (4 d^2 multiply-adds), the
+    feed-forward pair (2 d f) and attention over the padded width (2 T d)."""
+    config = embedder.model.config
+    d, f, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    flop = 0
+    for _, inputs in embedder.batches(embedder.tokenize(sentences)):
+        rows, width = inputs["input_ids"].shape
+        flop += 2 * rows * width * layers * (4 * d * d + 2 * d * f + 2 * width * d)
+    a, w = torch.randn(1024, d), torch.randn(d, f)
+    for _ in range(3):
+        a @ w
+    start = time.perf_counter()
+    for _ in range(50):
+        a @ w
+    rate = 50 * 2 * 1024 * d * f / (time.perf_counter() - start)
+    return flop / rate, rate / 1e9
+
+
 def cache_seconds(embedder: SentenceEmbedder, sentences: list[str], key: EncoderKey) -> tuple[float, float]:
     """Wall time of embedding into an empty cache, and of a second, fully cached call."""
     with tempfile.TemporaryDirectory() as root:
@@ -87,6 +109,7 @@ def main() -> None:
         c, w = cache_seconds(embedder, timed_occurrences, key)
         cold.append(c)
         warm.append(w)
+    floor, rate = matmul_floor_seconds(embedder, timed)
     figures = {
         "dataset": args.dataset_path or args.dataset_config,
         "encoder": args.encoder,
@@ -99,6 +122,9 @@ def main() -> None:
         "embedding_cold_cache_s": round(statistics.median(cold), 2),
         "embedding_warm_cache_s": round(statistics.median(warm), 3),
         "embedding_over_raw_forward": round(statistics.median(c / r for c, r in zip(cold, raw)), 3),
+        "matmul_floor_s": round(floor, 2),
+        "fp32_matmul_gflops": round(rate, 1),
+        "raw_forward_over_floor": round(statistics.median(raw) / floor, 2),
         "target_ratio": 1.25,
         "repeats": args.repeats,
         "torch_threads": torch.get_num_threads(),
