@@ -50,8 +50,11 @@ def tfidf_vectorizer() -> type:
         def _count_vocab(self, raw_documents, fixed_vocab):
             index: dict[str, int] = {}
             rows = [index.setdefault(doc, len(index)) for doc in raw_documents]
-            vocabulary, counts = super()._count_vocab(list(index), fixed_vocab)
+            vocabulary, counts = self._count_documents(list(index), fixed_vocab)
             return vocabulary, counts[rows]
+
+        def _count_documents(self, documents: list[str], fixed_vocab: bool):
+            return super()._count_vocab(documents, fixed_vocab)
 
     return DistinctDocsTfidf
 
@@ -62,7 +65,48 @@ def char_vectorizer() -> type:
     joined (each word is padded alone), and the candidates of a config share most words (same features as the
     plain vectorizer: tests/test_audit.py)."""
 
+    import scipy.sparse as sp
+
     class WordCachedTfidf(tfidf_vectorizer()):
+        def _count_documents(self, documents: list[str], fixed_vocab: bool):
+            """Counts as (documents x words) @ (words x n-grams): each distinct word's n-grams are numbered once,
+            not once per occurrence (sklearn's loop runs per n-gram). New features are numbered in sklearn's order
+            of first appearance, so the vocabulary and the matrix are sklearn's."""
+            if self.analyzer != "char_wb":
+                return super()._count_documents(documents, fixed_vocab)
+            vocabulary = self.vocabulary_ if fixed_vocab else {}
+            preprocess, decode = self.build_preprocessor(), self.decode
+            words: dict[str, int] = {}
+            grams_rows: list[int] = []
+            grams_columns: list[int] = []
+            document_rows: list[int] = []
+            document_words: list[int] = []
+            for row, document in enumerate(documents):
+                for word in preprocess(decode(document)).split():
+                    number = words.get(word)
+                    if number is None:
+                        number = words[word] = len(words)
+                        grams = self._char_wb_ngrams(word)
+                        if fixed_vocab:
+                            ids = [vocabulary[g] for g in grams if g in vocabulary]
+                        else:
+                            ids = [vocabulary.setdefault(g, len(vocabulary)) for g in grams]
+                        grams_columns += ids
+                        grams_rows += [number] * len(ids)
+                    document_rows.append(row)
+                    document_words.append(number)
+            if not vocabulary:
+                raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
+
+            def matrix(rows: list[int], columns: list[int], shape: tuple[int, int]):
+                return sp.csr_array((np.ones(len(rows), dtype=self.dtype), (np.asarray(rows, dtype=np.int64),
+                                     np.asarray(columns, dtype=np.int64))), shape=shape)
+
+            counts = (matrix(document_rows, document_words, (len(documents), len(words)))
+                      @ matrix(grams_rows, grams_columns, (len(words), len(vocabulary))))
+            counts.sort_indices()
+            return vocabulary, counts
+
         def _char_wb_ngrams(self, text_document: str) -> list[str]:
             cache = self.__dict__.setdefault("_word_ngrams_cache", {})
             grams: list[str] = []
