@@ -36,6 +36,21 @@ def test_paused_gc_restores_the_collector_and_nests():
     assert gc.isenabled()
 
 
+def test_what_a_pause_keeps_leaves_the_young_generation_and_stays_collectable():
+    """The first collection after a pause would walk everything the pause allocated and kept; it is moved to the
+    oldest generation instead, where a full collection still frees its cycles."""
+    gc.collect()
+    with paused_gc():
+        kept = [[i] for i in range(1000)]
+        cycle = [[]]
+        cycle[0].append(cycle)
+    assert not any(o is kept for o in gc.get_objects(generation=0))
+    assert any(o is kept for o in gc.get_objects(generation=2)) and gc.get_freeze_count() == 0
+    gc.collect()
+    del cycle
+    assert gc.collect() >= 2  # the dropped cycle (a list holding a list holding it) is still found
+
+
 def test_generation_pauses_the_collector_and_leaves_it_on():
     seen = []
     spec = registry.get_spec(CONFIGS[0])
