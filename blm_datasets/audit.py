@@ -51,6 +51,8 @@ def tfidf_vectorizer() -> type:
             index: dict[str, int] = {}
             rows = [index.setdefault(doc, len(index)) for doc in raw_documents]
             vocabulary, counts = self._count_documents(list(index), fixed_vocab)
+            if not vocabulary:  # scikit-learn's error
+                raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
             return vocabulary, counts[rows]
 
         def _count_documents(self, documents: list[str], fixed_vocab: bool):
@@ -61,18 +63,20 @@ def tfidf_vectorizer() -> type:
             rows: list[int] = []
             columns: list[int] = []
             for row, document in enumerate(documents):
-                features = analyze(document)
-                if fixed_vocab:
-                    ids = [vocabulary[f] for f in features if f in vocabulary]
-                else:
-                    ids = [vocabulary.setdefault(f, len(vocabulary)) for f in features]
+                ids = feature_ids(vocabulary, analyze(document), fixed_vocab)
                 columns += ids
                 rows += [row] * len(ids)
-            if not vocabulary:
-                raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
             return vocabulary, sparse_counts(rows, columns, (len(documents), len(vocabulary)), self.dtype)
 
     return DistinctDocsTfidf
+
+
+def feature_ids(vocabulary: dict[str, int], features: Sequence[str], fixed_vocab: bool) -> list[int]:
+    """The features' column numbers: the known ones of a fixed vocabulary, else each new feature numbered in order
+    of first appearance (scikit-learn's numbering, which its sorting and pruning then rewrite)."""
+    if fixed_vocab:
+        return [vocabulary[f] for f in features if f in vocabulary]
+    return [vocabulary.setdefault(f, len(vocabulary)) for f in features]
 
 
 def sparse_counts(rows: list[int], columns: list[int], shape: tuple[int, int], dtype) -> Any:
@@ -111,17 +115,11 @@ def char_vectorizer() -> type:
                     number = words.get(word)
                     if number is None:
                         number = words[word] = len(words)
-                        grams = self._char_wb_ngrams(word)
-                        if fixed_vocab:
-                            ids = [vocabulary[g] for g in grams if g in vocabulary]
-                        else:
-                            ids = [vocabulary.setdefault(g, len(vocabulary)) for g in grams]
+                        ids = feature_ids(vocabulary, self._char_wb_ngrams(word), fixed_vocab)
                         grams_columns += ids
                         grams_rows += [number] * len(ids)
                     document_rows.append(row)
                     document_words.append(number)
-            if not vocabulary:
-                raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
             counts = (sparse_counts(document_rows, document_words, (len(documents), len(words)), self.dtype)
                       @ sparse_counts(grams_rows, grams_columns, (len(words), len(vocabulary)), self.dtype))
             counts.sort_indices()

@@ -69,3 +69,19 @@ def test_counting_each_distinct_candidate_once_gives_the_plain_matrices(analyzer
     assert fast.get_feature_names_out().tolist() == plain.get_feature_names_out().tolist()
     assert abs(fast.transform(test) - plain.transform(test)).max() < 1e-12
     assert fast.transform(test).shape == (4, 9 if analyzer == "word" else 12)  # min_df and max_features bind
+
+
+@pytest.mark.parametrize("analyzer", ["word", "char_wb"])
+def test_empty_documents_count_as_scikit_learns(analyzer):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from blm_datasets.audit import char_vectorizer, tfidf_vectorizer
+
+    fast = (tfidf_vectorizer() if analyzer == "word" else char_vectorizer())(analyzer=analyzer)
+    plain = TfidfVectorizer(analyzer=analyzer)
+    fast.fit(["the cat sleeps", "a dog"])
+    plain.fit(["the cat sleeps", "a dog"])
+    assert fast.transform(["", "  "]).shape == plain.transform(["", "  "]).shape
+    assert fast.transform(["", "  "]).nnz == 0
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        (tfidf_vectorizer() if analyzer == "word" else char_vectorizer())(analyzer=analyzer).fit(["", " "])
