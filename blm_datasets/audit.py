@@ -51,8 +51,8 @@ def tfidf_vectorizer() -> type:
             index: dict[str, int] = {}
             rows = [index.setdefault(doc, len(index)) for doc in raw_documents]
             vocabulary, counts = self._count_documents(list(index), fixed_vocab)
-            if not vocabulary:  # scikit-learn's error
-                raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
+            if not vocabulary:  # scikit-learn's own error for it
+                return super()._count_vocab(list(index), fixed_vocab)
             return vocabulary, counts[rows]
 
         def _count_documents(self, documents: list[str], fixed_vocab: bool):
