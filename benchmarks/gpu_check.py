@@ -126,8 +126,8 @@ def main() -> int:
                    "bf16": choose_precision("auto").as_dict(), "cpu": cpu_description()}
         print(json.dumps(results), flush=True)
         parts = {"main": ("main_job", lambda: run_main_job(out)),
-                 "main_fp32": ("main_job_fp32", lambda: run_main_job(out, "false")), "ffnn": ("ffnn", lambda: run_ffnn(out)),
-                 "embed": ("embedding", run_embedding)}
+                 "main_fp32": ("main_job_fp32", lambda: run_main_job(out, "false")),
+                 "ffnn": ("ffnn", lambda: run_ffnn(out)), "embed": ("embedding", run_embedding)}
         for flag, (name, run) in parts.items():
             if flag not in args.skip:
                 start = time.perf_counter()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU check, one script under 5 minutes on one GPU: the README's main job (bf16 where the GPU has it, and fp32), the FFNN
-# on cached embeddings, embedding throughput in fp32 and bf16, and peak GPU memory, printed as one table.
+# The GPU check, one script under 5 minutes on one GPU: the README's main job (bf16 where the GPU has it, and
+# fp32), the FFNN on cached embeddings, embedding throughput in fp32 and bf16, and peak GPU memory, in one table.
 #   bash benchmarks/gpu_check.sh [--out DIR]      (after scripts/setup.sh, with a CUDA build of torch)
 # CI never runs it: nothing in the test suite needs a GPU.
 set -euo pipefail

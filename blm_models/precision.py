@@ -125,10 +125,10 @@ def attention_without_cudnn(device: torch.device | str) -> contextlib.AbstractCo
 
     torch 2.11 tries cuDNN first for bfloat16 attention with a padding mask on recent GPUs, and cuDNN builds an
     execution plan for every new (batch, length) shape (FunASR issue #3704 measured 0.44 s forward and 0.55 s
-    backward per new shape; the likely cause here, not profiled, and this fix not yet timed on a GPU). A BLM fine-tuning batch holds a different number of unique sentences at almost every
+    backward per new shape). A BLM fine-tuning batch holds a different number of unique sentences at almost every
     step, so nearly every step is a new shape: measured on an H200 (torch 2.11, CUDA 13.0), the README's main job
-    trained 282 steps in 37.3-39.1 s with bf16 autocast against 7.95 s in fp32, which never reaches cuDNN. Elsewhere
-    (CPU, MPS) nothing changes."""
+    trained 282 steps in 37.3-39.1 s with bf16 autocast against 7.95 s in fp32, which never reaches cuDNN. That is
+    the likely cause (not profiled), and this fix is not yet timed on a GPU. Elsewhere (CPU, MPS) nothing changes."""
     if torch.device(device).type != "cuda":
         return contextlib.nullcontext()
     return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])
