@@ -277,9 +277,10 @@ def _run(jobs: list, num_proc: int, bar, label: str, worker: Callable[[Any], lis
 
 
 def _dedup_key(record: dict[str, Any]) -> bytes:
-    """Digest of what makes two instances the same: the context and the set of answers."""
-    key = repr((record["context"], sorted(record["answers"]))).encode()
-    return hashlib.blake2b(key, digest_size=16).digest()
+    """Digest of what makes two instances the same: the context and the set of answers (sentences are one line
+    each and a config's contexts have one length, so the lines joined tell instances apart)."""
+    key = "\n".join(record["context"]) + "\n\n" + "\n".join(sorted(record["answers"]))
+    return hashlib.blake2b(key.encode(), digest_size=16).digest()
 
 
 def _chunk_jobs(specs: tuple[ConfigSpec, ...], split: str, plans: list[Hashable], num_proc: int,
