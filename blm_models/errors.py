@@ -7,10 +7,13 @@ into `train.py: error: ...` on stderr and exit status 2; `BLM_DEBUG=1` shows the
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 try:  # the toolkit's user-error base; absent where this file is bundled with a checkpoint (trust_remote_code)
@@ -115,15 +118,34 @@ def report_errors(function: Callable[..., T], *args, program: str = "train.py", 
     """Call `function`; a user error (BlmError, a lexicon or size error of the generator …) or a known library
     failure becomes one line on stderr and SystemExit(2)."""
     try:
-        return function(*args, **kwargs)
-    except UserError as error:
-        if debugging():
-            raise
-        message = one_line(error)
-    except Exception as error:  # noqa: BLE001 - only the known ones below become a line; the rest keep tracebacks
-        translated = translate_known_errors(error)
-        if translated is None or debugging():
-            raise
-        message = one_line(translated)
-    print(f"{program}: error: {message}", file=sys.stderr, flush=True)
+        try:
+            return function(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001 - only the known ones become a line; the rest keep tracebacks
+            _report(error, program)
+    except Exception as late:  # noqa: BLE001 - torch's SIGCHLD handler fired as the first error was being caught
+        _report(late, program)
     raise SystemExit(EXIT_USAGE)
+
+
+def _report(error: Exception, program: str) -> None:
+    """Print the one line of a user error or a known failure; re-raise anything else (everything with BLM_DEBUG)."""
+    with _child_signals_held():
+        translated = error if isinstance(error, UserError) else translate_known_errors(error)
+        if translated is None or debugging():
+            raise error
+        print(f"{program}: error: {one_line(translated)}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _child_signals_held() -> Iterator[None]:
+    """SIGCHLD ignored while an error is reported. torch's DataLoader handler raises "DataLoader worker … is killed"
+    wherever the main thread is when a killed worker's signal arrives, which can be while the error that the same
+    death caused (a reset connection) is being reported: that second error would escape as a traceback."""
+    if not hasattr(signal, "SIGCHLD") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGCHLD, previous if previous is not None else signal.SIG_DFL)

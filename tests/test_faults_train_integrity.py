@@ -4,6 +4,7 @@ no metrics or card; a dead data-loading worker fails the run within seconds; the
 
 from __future__ import annotations
 
+import errno
 import json
 import multiprocessing
 import os
@@ -164,6 +165,70 @@ def test_a_killed_data_loading_worker_fails_the_run_within_seconds(tmp_path, cap
     assert line.startswith("a data-loading worker process died (")
     assert "--dataloader_num_workers 0" in line
     assert not (tmp_path / "out" / "metrics.json").exists()
+
+
+def _torch_like_sigchld_handler(signum, frame):
+    # what torch's DataLoader installs: it raises in whatever the main thread runs when a killed worker's signal lands
+    raise RuntimeError("DataLoader worker (pid 4242) is killed by signal: Killed. ")
+
+
+def _reset_by_a_dying_worker():
+    raise ConnectionResetError(104, "Connection reset by peer")
+
+
+def test_a_worker_signal_landing_while_an_error_is_reported_stays_one_line(monkeypatch, capsys):
+    # seen in CI: the reset connection of a killed worker was being reported when its SIGCHLD arrived, and torch's
+    # handler raised from inside the report, a traceback instead of the line
+    from blm_models import errors
+
+    translate = errors.translate_known_errors
+
+    def signal_meanwhile(error):
+        os.kill(os.getpid(), signal.SIGCHLD)
+        time.sleep(0.05)  # the handler would run at the next bytecode
+        return translate(OSError(errno.ENOSPC, "No space left on device", "/out/metrics.json"))
+
+    monkeypatch.setattr(errors, "translate_known_errors", signal_meanwhile)
+    previous = signal.signal(signal.SIGCHLD, _torch_like_sigchld_handler)
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            errors.report_errors(_reset_by_a_dying_worker)
+        assert signal.getsignal(signal.SIGCHLD) is _torch_like_sigchld_handler  # restored afterwards
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("train.py: error: cannot write /out/metrics.json: No space left on device; free some space")
+
+
+def test_a_worker_signal_landing_before_the_report_holds_it_off_is_reported_as_the_dead_worker(monkeypatch, capsys):
+    from blm_models import errors
+
+    held, calls = errors._child_signals_held, []
+
+    def lands_first():
+        calls.append(1)
+        if len(calls) == 1:
+            _torch_like_sigchld_handler(signal.SIGCHLD, None)
+        return held()
+
+    monkeypatch.setattr(errors, "_child_signals_held", lands_first)
+    with pytest.raises(SystemExit) as stopped:
+        errors.report_errors(_reset_by_a_dying_worker)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.count("\n") == 1
+    assert err.startswith("train.py: error: a data-loading worker process died (DataLoader worker (pid 4242) is "
+                          "killed by signal: Killed); the run stopped")
+
+
+def test_an_unknown_error_keeps_its_traceback():
+    from blm_models import errors
+
+    def bug():
+        raise KeyError("a bug, not a user error")
+
+    with pytest.raises(KeyError, match="a bug"):
+        errors.report_errors(bug)
 
 
 def test_the_console_shows_one_bar_and_a_summary_not_a_dictionary_per_step(tmp_path, capsys, clean,
